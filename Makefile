@@ -1,0 +1,46 @@
+# fastodbc developer tasks. `make help` lists them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# unixODBC reads the project-local driver registry written by scripts/odbcinst.sh,
+# so nothing under /etc is needed or touched.
+export ODBCSYSINI := $(CURDIR)/build/odbc
+export ODBCINI := $(CURDIR)/build/odbc/odbc.ini
+# maturin installs into the venv named here.
+export VIRTUAL_ENV := $(CURDIR)/.venv
+# rustup's cargo, for shells that didn't source ~/.cargo/env.
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+
+.PHONY: help deps build demo test lint pg-start pg-stop clean
+
+help: ## list targets
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+deps: ## install apt packages, .venv tools; write build/odbc/odbcinst.ini
+	bash scripts/deps.sh
+	bash scripts/odbcinst.sh
+
+build: deps ## build the extension into .venv (maturin develop --release)
+	.venv/bin/maturin develop --release
+
+demo: build ## run scripts/demo.py
+	.venv/bin/python scripts/demo.py
+
+test: build ## cargo + pytest suites against a throwaway PostgreSQL
+	bash scripts/test.sh
+
+# (wildcard: git keeps no empty dir, so bench/ may be absent from a clone)
+lint: deps ## rustfmt, clippy (-D warnings), ruff
+	cargo fmt --all --check
+	cargo clippy --workspace -- -D warnings
+	.venv/bin/ruff check $(wildcard python tests bench)
+
+pg-start: deps ## start a throwaway PostgreSQL; then: . build/pg.env
+	bash scripts/pg.sh start
+
+pg-stop: ## stop it and delete its data
+	bash scripts/pg.sh stop
+
+clean: pg-stop ## remove build/, target/ and the built extension
+	rm -rf build target
+	rm -f python/fastodbc/_native*.so

@@ -1,0 +1,134 @@
+//! `RowBlock`: the columnar buffers one `SQLFetch` fills, laid out from a `ResultPlan`.
+
+use crate::ffi;
+use crate::plan::{ColumnPlan, ResultPlan, ValueKind};
+
+/// Indicator values at or below this mark a value recovered whole after truncation: the
+/// bytes live in `RowBlock::overflow[MARK - ind]`.
+const OVERFLOW_MARK: isize = -1000;
+
+/// One bound column: `rows` elements of `elem` bytes and their length indicators.
+pub struct ColumnBuffer {
+    /// `u64` storage keeps every element 8-byte aligned (element widths are multiples of 8).
+    data: Vec<u64>,
+    pub elem: usize,
+    pub ind: Vec<ffi::Len>,
+    /// Bytes a complete value may occupy (element minus the text terminator).
+    pub capacity: usize,
+    /// Length indicators can exceed `capacity`: text, binary and text-fetched values.
+    pub variable: bool,
+}
+
+impl ColumnBuffer {
+    fn new(plan: &ColumnPlan, rows: usize) -> ColumnBuffer {
+        let elem = plan.elem_bytes;
+        let terminator = match plan.c_type {
+            ffi::SQL_C_WCHAR => 2,
+            ffi::SQL_C_CHAR => 1,
+            _ => 0,
+        };
+        ColumnBuffer {
+            data: vec![0u64; (elem * rows).div_ceil(8)],
+            elem,
+            ind: vec![0; rows],
+            capacity: elem.saturating_sub(terminator),
+            variable: matches!(
+                plan.kind,
+                ValueKind::Text | ValueKind::Binary | ValueKind::Decimal | ValueKind::Time
+            ),
+        }
+    }
+
+    pub fn data_ptr(&mut self) -> *mut u8 {
+        self.data.as_mut_ptr() as *mut u8
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        // SAFETY: reinterpreting initialised u64 storage as bytes; length in bytes is exact.
+        unsafe { std::slice::from_raw_parts(self.data.as_ptr() as *const u8, self.data.len() * 8) }
+    }
+
+    /// Element `row` as raw bytes (the full element; use the indicator for the length).
+    #[inline]
+    pub fn element(&self, row: usize) -> &[u8] {
+        let start = row * self.elem;
+        &self.bytes()[start..start + self.elem]
+    }
+}
+
+/// A value as the consumer sees it: NULL, or the bytes the driver wrote (C type of the plan).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cell<'a> {
+    Null,
+    Value(&'a [u8]),
+}
+
+/// Streamed (long) values of the current row, one slot per column after the bound prefix.
+pub type StreamedRow = Vec<Option<Vec<u8>>>;
+
+pub struct RowBlock {
+    pub bound: Vec<ColumnBuffer>,
+    pub streamed: StreamedRow,
+    /// Values recovered whole with `SQLGetData` after the driver truncated them in the block.
+    pub overflow: Vec<Vec<u8>>,
+    /// Written by the driver through `SQL_ATTR_ROWS_FETCHED_PTR`; boxed so its address is stable.
+    pub rows_fetched: Box<ffi::ULen>,
+    pub capacity_rows: usize,
+}
+
+impl RowBlock {
+    pub fn new(plan: &ResultPlan) -> RowBlock {
+        RowBlock {
+            bound: plan.columns[..plan.bound]
+                .iter()
+                .map(|c| ColumnBuffer::new(c, plan.block_rows))
+                .collect(),
+            streamed: vec![None; plan.columns.len() - plan.bound],
+            overflow: Vec::new(),
+            rows_fetched: Box::new(0),
+            capacity_rows: plan.block_rows,
+        }
+    }
+
+    /// Rows in the block after the last fetch.
+    #[inline]
+    pub fn len(&self) -> usize {
+        (*self.rows_fetched).min(self.capacity_rows)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value of column `col` in row `row` of the block.
+    #[inline]
+    pub fn cell(&self, col: usize, row: usize) -> Cell<'_> {
+        if let Some(buf) = self.bound.get(col) {
+            let ind = buf.ind[row];
+            if ind >= 0 {
+                let start = row * buf.elem;
+                let len = (ind as usize).min(buf.capacity);
+                Cell::Value(&buf.bytes()[start..start + len])
+            } else if ind <= OVERFLOW_MARK {
+                Cell::Value(&self.overflow[(OVERFLOW_MARK - ind) as usize])
+            } else if ind == ffi::SQL_NULL_DATA {
+                Cell::Null
+            } else {
+                // Fixed-size C types may report SQL_NO_TOTAL-like values; the element is whole.
+                Cell::Value(buf.element(row))
+            }
+        } else {
+            match &self.streamed[col - self.bound.len()] {
+                Some(v) => Cell::Value(v),
+                None => Cell::Null,
+            }
+        }
+    }
+
+    /// Records a value recovered after truncation and points the indicator at it.
+    pub fn store_overflow(&mut self, col: usize, row: usize, value: Vec<u8>) {
+        let idx = self.overflow.len() as isize;
+        self.overflow.push(value);
+        self.bound[col].ind[row] = OVERFLOW_MARK - idx;
+    }
+}

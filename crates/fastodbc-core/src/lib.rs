@@ -1,0 +1,20 @@
+//! fastodbc-core: ODBC connections, statements, per-column fetch plans, block fetch and
+//! parameter arrays. No Python here: `fastodbc-py` turns blocks into Python objects, and an
+//! Arrow consumer can read the same blocks.
+
+pub mod block;
+pub mod connection;
+pub mod diagnostics;
+pub mod ffi;
+pub mod params;
+pub mod plan;
+pub mod sqlscan;
+pub mod statement;
+pub mod types;
+
+pub use block::{Cell, RowBlock};
+pub use connection::{AttrValue, Connection, DriverTraits};
+pub use diagnostics::{DiagRecord, Diagnostics, Error, Result};
+pub use params::{ParamBatch, ParamValue, TextEncoding};
+pub use plan::{ColumnDescription, ColumnPlan, Decoding, ResultPlan, TextCodec, ValueKind};
+pub use statement::{CatalogFunction, Statement, StatementHandle};

@@ -1,0 +1,396 @@
+//! Parameters: the bind type table (value kind -> C type, SQL type, size) and column-wise
+//! parameter arrays. `execute` binds a batch of one row and `executemany` batches of many: one
+//! code path for both.
+
+use std::ops::Range;
+
+use crate::diagnostics::{Error, Result};
+use crate::ffi;
+use crate::types::temporal::format_time;
+
+/// A parameter value, already converted from the caller's object.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParamValue {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    /// Plain decimal text (`-123.4500`), its precision and scale.
+    Decimal {
+        text: String,
+        precision: u16,
+        scale: i16,
+    },
+    Text(String),
+    Bytes(Vec<u8>),
+    Date(ffi::SqlDate),
+    /// Hour, minute, second, microsecond.
+    Time(u8, u8, u8, u32),
+    Timestamp(ffi::SqlTimestamp),
+    Guid(ffi::SqlGuid),
+}
+
+/// Kinds that can share one parameter array; NULL fits any of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    Bool,
+    Int,
+    Float,
+    Decimal,
+    Text,
+    Bytes,
+    Date,
+    Time,
+    Timestamp,
+    Guid,
+}
+
+impl ParamValue {
+    pub fn kind(&self) -> Option<ParamKind> {
+        Some(match self {
+            ParamValue::Null => return None,
+            ParamValue::Bool(_) => ParamKind::Bool,
+            ParamValue::Int(_) => ParamKind::Int,
+            ParamValue::Float(_) => ParamKind::Float,
+            ParamValue::Decimal { .. } => ParamKind::Decimal,
+            ParamValue::Text(_) => ParamKind::Text,
+            ParamValue::Bytes(_) => ParamKind::Bytes,
+            ParamValue::Date(_) => ParamKind::Date,
+            ParamValue::Time(..) => ParamKind::Time,
+            ParamValue::Timestamp(_) => ParamKind::Timestamp,
+            ParamValue::Guid(_) => ParamKind::Guid,
+        })
+    }
+}
+
+/// How str parameters are sent (pyodbc's `setencoding`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextEncoding {
+    Utf16,
+    Utf8,
+}
+
+/// Longest text (characters) or binary (bytes) bound as VARCHAR/VARBINARY; longer values are
+/// sent as the LONG types, which every driver accepts without a size limit.
+const LONG_PARAM: usize = 4000;
+
+/// SQL type for a parameter column that is NULL in every row: the driver's description of the
+/// marker if it has one, VARCHAR otherwise.
+pub type NullType = Option<(i16, usize, i16)>;
+
+/// One parameter position of a batch.
+pub struct ParamColumn {
+    pub c_type: i16,
+    pub sql_type: i16,
+    pub col_size: usize,
+    pub digits: i16,
+    pub elem: usize,
+    data: Vec<u64>,
+    pub ind: Vec<ffi::Len>,
+}
+
+impl ParamColumn {
+    pub fn data_ptr(&mut self) -> *mut u8 {
+        self.data.as_mut_ptr() as *mut u8
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: reinterpreting owned u64 storage as bytes of the same total length.
+        unsafe { std::slice::from_raw_parts_mut(self.data.as_mut_ptr() as *mut u8, self.data.len() * 8) }
+    }
+}
+
+/// Column-wise parameter arrays for `rows` rows (`SQL_ATTR_PARAMSET_SIZE`).
+pub struct ParamBatch {
+    pub columns: Vec<ParamColumn>,
+    pub rows: usize,
+    pub status: Vec<u16>,
+    pub processed: Box<ffi::ULen>,
+}
+
+/// Splits rows into runs whose columns each hold one kind (NULLs join any run), so every run
+/// binds as one typed array. Mixed types down a column start a new run instead of being coerced.
+pub fn split_runs(rows: &[Vec<ParamValue>], max_rows: usize) -> Vec<Range<usize>> {
+    let mut runs = Vec::new();
+    let width = rows.first().map_or(0, |r| r.len());
+    let mut kinds: Vec<Option<ParamKind>> = vec![None; width];
+    let mut start = 0usize;
+    for (i, row) in rows.iter().enumerate() {
+        let conflict = i - start >= max_rows
+            || row.iter().zip(&kinds).any(|(v, k)| match (v.kind(), k) {
+                (Some(a), Some(b)) => a != *b,
+                _ => false,
+            });
+        if conflict {
+            runs.push(start..i);
+            start = i;
+            kinds.iter_mut().for_each(|k| *k = None);
+        }
+        for (v, k) in row.iter().zip(kinds.iter_mut()) {
+            if k.is_none() {
+                *k = v.kind();
+            }
+        }
+    }
+    if start < rows.len() {
+        runs.push(start..rows.len());
+    }
+    runs
+}
+
+fn decimal_digits_for_time(us: u32) -> i16 {
+    if us == 0 {
+        0
+    } else {
+        6
+    }
+}
+
+impl ParamBatch {
+    /// Lays out `rows` (all of one width, kinds consistent per column: see `split_runs`).
+    pub fn build(rows: &[Vec<ParamValue>], text: TextEncoding, null_types: &[NullType]) -> Result<ParamBatch> {
+        let n = rows.len();
+        let width = rows.first().map_or(0, |r| r.len());
+        let mut columns = Vec::with_capacity(width);
+        for c in 0..width {
+            let kind = rows.iter().find_map(|r| r[c].kind());
+            columns.push(build_column(rows, c, kind, text, null_types.get(c).copied().flatten())?);
+        }
+        Ok(ParamBatch {
+            columns,
+            rows: n,
+            status: vec![0; n],
+            processed: Box::new(0),
+        })
+    }
+}
+
+fn build_column(
+    rows: &[Vec<ParamValue>],
+    c: usize,
+    kind: Option<ParamKind>,
+    text: TextEncoding,
+    null_type: NullType,
+) -> Result<ParamColumn> {
+    let n = rows.len();
+    // Describe the column (sizes over all rows), then allocate once and fill.
+    let (c_type, sql_type, col_size, digits, elem) = match kind {
+        None => {
+            let (t, size, digits) = null_type.unwrap_or((ffi::SQL_VARCHAR, 1, 0));
+            (ffi::SQL_C_CHAR, t, size.max(1), digits, 8)
+        }
+        Some(ParamKind::Bool) => (ffi::SQL_C_BIT, ffi::SQL_BIT, 1, 0, 8),
+        Some(ParamKind::Int) => (ffi::SQL_C_SBIGINT, ffi::SQL_BIGINT, 19, 0, 8),
+        Some(ParamKind::Float) => (ffi::SQL_C_DOUBLE, ffi::SQL_DOUBLE, 15, 0, 8),
+        Some(ParamKind::Date) => (ffi::SQL_C_TYPE_DATE, ffi::SQL_TYPE_DATE, 10, 0, 8),
+        Some(ParamKind::Timestamp) => {
+            (ffi::SQL_C_TYPE_TIMESTAMP, ffi::SQL_TYPE_TIMESTAMP, 26, 6, 16)
+        }
+        Some(ParamKind::Guid) => (ffi::SQL_C_GUID, ffi::SQL_GUID, 16, 0, 16),
+        Some(ParamKind::Time) => {
+            // Text keeps microseconds; SQL_C_TYPE_TIME has no fraction field.
+            let digits = rows
+                .iter()
+                .map(|r| match &r[c] {
+                    ParamValue::Time(_, _, _, us) => decimal_digits_for_time(*us),
+                    _ => 0,
+                })
+                .max()
+                .unwrap_or(0);
+            let size = if digits > 0 { 15 } else { 8 };
+            (ffi::SQL_C_CHAR, ffi::SQL_TYPE_TIME, size, digits, 16)
+        }
+        Some(ParamKind::Decimal) => {
+            let (mut int_digits, mut scale, mut longest) = (1usize, 0i16, 1usize);
+            for r in rows {
+                if let ParamValue::Decimal {
+                    text,
+                    precision,
+                    scale: s,
+                } = &r[c]
+                {
+                    let s = (*s).max(0);
+                    int_digits = int_digits.max((*precision as usize).saturating_sub(s as usize));
+                    scale = scale.max(s);
+                    longest = longest.max(text.len());
+                }
+            }
+            let precision = int_digits + scale as usize;
+            (ffi::SQL_C_CHAR, ffi::SQL_NUMERIC, precision, scale, longest + 1)
+        }
+        Some(ParamKind::Text) => {
+            let mut longest_units = 0usize;
+            let mut longest_bytes = 0usize;
+            for r in rows {
+                if let ParamValue::Text(s) = &r[c] {
+                    longest_bytes = longest_bytes.max(s.len());
+                    if text == TextEncoding::Utf16 {
+                        longest_units = longest_units.max(s.encode_utf16().count());
+                    } else {
+                        longest_units = longest_units.max(s.chars().count());
+                    }
+                }
+            }
+            let size = longest_units.max(1);
+            let long = size > LONG_PARAM;
+            match text {
+                TextEncoding::Utf16 => (
+                    ffi::SQL_C_WCHAR,
+                    if long { ffi::SQL_WLONGVARCHAR } else { ffi::SQL_WVARCHAR },
+                    size,
+                    0,
+                    (size + 1) * 2,
+                ),
+                TextEncoding::Utf8 => (
+                    ffi::SQL_C_CHAR,
+                    if long { ffi::SQL_LONGVARCHAR } else { ffi::SQL_VARCHAR },
+                    size,
+                    0,
+                    longest_bytes + 1,
+                ),
+            }
+        }
+        Some(ParamKind::Bytes) => {
+            let longest = rows
+                .iter()
+                .map(|r| match &r[c] {
+                    ParamValue::Bytes(b) => b.len(),
+                    _ => 0,
+                })
+                .max()
+                .unwrap_or(0)
+                .max(1);
+            let t = if longest > LONG_PARAM * 2 {
+                ffi::SQL_LONGVARBINARY
+            } else {
+                ffi::SQL_VARBINARY
+            };
+            (ffi::SQL_C_BINARY, t, longest, 0, longest)
+        }
+    };
+    let elem = elem.div_ceil(8) * 8;
+    let mut col = ParamColumn {
+        c_type,
+        sql_type,
+        col_size,
+        digits,
+        elem,
+        data: vec![0u64; (elem * n).div_ceil(8)],
+        ind: vec![ffi::SQL_NULL_DATA; n],
+    };
+    let mut scratch = String::new();
+    for (i, r) in rows.iter().enumerate() {
+        let start = i * elem;
+        let len: usize;
+        {
+            let out = &mut col.bytes_mut()[start..start + elem];
+            len = match &r[c] {
+                ParamValue::Null => continue,
+                ParamValue::Bool(b) => {
+                    out[0] = *b as u8;
+                    1
+                }
+                ParamValue::Int(v) => put(out, &v.to_ne_bytes()),
+                ParamValue::Float(v) => put(out, &v.to_ne_bytes()),
+                ParamValue::Date(d) => {
+                    let raw = [d.year.to_ne_bytes(), d.month.to_ne_bytes(), d.day.to_ne_bytes()].concat();
+                    put(out, &raw)
+                }
+                ParamValue::Timestamp(t) => {
+                    let mut raw = Vec::with_capacity(16);
+                    raw.extend_from_slice(&t.year.to_ne_bytes());
+                    for v in [t.month, t.day, t.hour, t.minute, t.second] {
+                        raw.extend_from_slice(&v.to_ne_bytes());
+                    }
+                    raw.extend_from_slice(&t.fraction.to_ne_bytes());
+                    put(out, &raw)
+                }
+                ParamValue::Guid(g) => {
+                    let mut raw = Vec::with_capacity(16);
+                    raw.extend_from_slice(&g.d1.to_ne_bytes());
+                    raw.extend_from_slice(&g.d2.to_ne_bytes());
+                    raw.extend_from_slice(&g.d3.to_ne_bytes());
+                    raw.extend_from_slice(&g.d4);
+                    put(out, &raw)
+                }
+                ParamValue::Time(h, m, s, us) => {
+                    scratch.clear();
+                    format_time(&mut scratch, *h, *m, *s, *us);
+                    put(out, scratch.as_bytes())
+                }
+                ParamValue::Decimal { text, .. } => put(out, text.as_bytes()),
+                ParamValue::Bytes(b) => put(out, b),
+                ParamValue::Text(s) => match text {
+                    TextEncoding::Utf8 => put(out, s.as_bytes()),
+                    TextEncoding::Utf16 => {
+                        let mut k = 0usize;
+                        for u in s.encode_utf16() {
+                            out[k..k + 2].copy_from_slice(&u.to_le_bytes());
+                            k += 2;
+                        }
+                        k
+                    }
+                },
+            };
+        }
+        col.ind[i] = len as ffi::Len;
+    }
+    if let Some(k) = kind {
+        // Sanity: split_runs guarantees one kind per column.
+        if rows.iter().any(|r| r[c].kind().is_some_and(|x| x != k)) {
+            return Err(Error::Programming(format!(
+                "parameter {} mixes types within one batch",
+                c + 1
+            )));
+        }
+    }
+    Ok(col)
+}
+
+fn put(out: &mut [u8], bytes: &[u8]) -> usize {
+    out[..bytes.len()].copy_from_slice(bytes);
+    bytes.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_split_on_kind_changes_but_not_on_nulls() {
+        let rows = vec![
+            vec![ParamValue::Int(1), ParamValue::Null],
+            vec![ParamValue::Null, ParamValue::Text("a".into())],
+            vec![ParamValue::Int(2), ParamValue::Text("b".into())],
+            vec![ParamValue::Float(2.5), ParamValue::Text("c".into())],
+            vec![ParamValue::Text("x".into()), ParamValue::Null],
+        ];
+        assert_eq!(split_runs(&rows, 100), vec![0..3, 3..4, 4..5]);
+        assert_eq!(split_runs(&rows, 2), vec![0..2, 2..3, 3..4, 4..5]);
+    }
+
+    #[test]
+    fn text_columns_size_to_the_longest_value() {
+        let rows = vec![
+            vec![ParamValue::Text("ab".into())],
+            vec![ParamValue::Text("😀😀😀".into())],
+            vec![ParamValue::Null],
+        ];
+        let b = ParamBatch::build(&rows, TextEncoding::Utf16, &[]).unwrap();
+        let col = &b.columns[0];
+        assert_eq!((col.c_type, col.sql_type, col.col_size), (ffi::SQL_C_WCHAR, ffi::SQL_WVARCHAR, 6));
+        assert_eq!(col.ind, vec![4, 12, ffi::SQL_NULL_DATA]);
+    }
+
+    #[test]
+    fn decimal_columns_take_widest_integer_part_and_scale() {
+        let d = |t: &str, p, s| ParamValue::Decimal {
+            text: t.into(),
+            precision: p,
+            scale: s,
+        };
+        let rows = vec![vec![d("-99999999999999.9999", 18, 4)], vec![d("1.5", 2, 1)], vec![d("123456", 6, 0)]];
+        let b = ParamBatch::build(&rows, TextEncoding::Utf16, &[]).unwrap();
+        assert_eq!((b.columns[0].col_size, b.columns[0].digits), (18, 4));
+    }
+}

@@ -1,0 +1,268 @@
+//! Describe, then allocate: one `ColumnPlan` per result column, chosen once per result set from
+//! the described SQL type. This module holds the fetch type table (SQL type -> value kind, C type,
+//! buffer width); rows and Arrow output both consume blocks laid out by these plans.
+
+use crate::ffi;
+
+/// The value a column yields, independent of the consumer (Python objects or Arrow arrays).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueKind {
+    Text,
+    Binary,
+    Bool,
+    Int,
+    Float,
+    /// Exact numeric, fetched as its text form (no precision lost, any scale).
+    Decimal,
+    Date,
+    /// Fetched as text: `SQL_C_TYPE_TIME` has no fractional seconds.
+    Time,
+    Timestamp,
+    Guid,
+}
+
+/// How text of one SQL type family is requested from the driver.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TextCodec {
+    /// `SQL_C_CHAR`, bytes are UTF-8.
+    Utf8,
+    /// `SQL_C_WCHAR`, UTF-16LE code units.
+    Utf16,
+    /// `SQL_C_CHAR` in another encoding, decoded by a named codec of the consumer.
+    Narrow(String),
+}
+
+impl TextCodec {
+    pub fn c_type(&self) -> i16 {
+        match self {
+            TextCodec::Utf16 => ffi::SQL_C_WCHAR,
+            _ => ffi::SQL_C_CHAR,
+        }
+    }
+
+    /// Bytes per character the buffer must allow for (worst case for the encoding).
+    fn bytes_per_char(&self) -> usize {
+        match self {
+            // A supplementary character is one character to the database and two code units.
+            TextCodec::Utf16 => 4,
+            // Four bytes for a supplementary character.
+            TextCodec::Utf8 => 4,
+            TextCodec::Narrow(_) => 4,
+        }
+    }
+
+    fn terminator(&self) -> usize {
+        match self {
+            TextCodec::Utf16 => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// Text decoding for character columns and wide character columns (pyodbc's
+/// `setdecoding(SQL_CHAR | SQL_WCHAR, ...)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoding {
+    pub char: TextCodec,
+    pub wchar: TextCodec,
+}
+
+/// Column metadata from `SQLDescribeColW`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnDescription {
+    pub name: String,
+    pub sql_type: i16,
+    pub size: usize,
+    pub digits: i16,
+    pub nullable: bool,
+}
+
+/// The per-result-set decision for one column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnPlan {
+    pub desc: ColumnDescription,
+    pub kind: ValueKind,
+    pub c_type: i16,
+    pub codec: Option<TextCodec>,
+    /// Bytes per element of the bound buffer; 0 for streamed columns.
+    pub elem_bytes: usize,
+    /// Read with `SQLGetData` in chunks after the bound columns, never bound.
+    pub streamed: bool,
+}
+
+/// Widest element bound to a buffer; wider or unbounded columns are streamed. Keeps one row of
+/// a `varchar(4000)` UTF-8 column (16 KiB) bindable while `text`/`varchar(max)` stream.
+pub const MAX_BOUND_ELEMENT: usize = 32 * 1024;
+
+/// Budget for one block of bound buffers (data and indicators of all columns). Both Debian
+/// drivers convert UTF-8 to UTF-16 per rowset and slow down sharply past a few MiB of buffers
+/// (docs/driver-notes), and a block this size already amortises each `SQLFetch` over
+/// hundreds of rows.
+pub const DEFAULT_BLOCK_BYTES: usize = 2 * 1024 * 1024;
+/// Upper bound on rows per block, whatever the budget allows.
+pub const MAX_BLOCK_ROWS: usize = 4096;
+
+impl ColumnPlan {
+    /// The fetch type table: one entry per SQL type family.
+    pub fn choose(desc: ColumnDescription, decoding: &Decoding) -> ColumnPlan {
+        use ValueKind::*;
+        let t = desc.sql_type;
+        let (kind, codec, c_type, elem, long) = match t {
+            ffi::SQL_CHAR | ffi::SQL_VARCHAR | ffi::SQL_LONGVARCHAR => {
+                let c = decoding.char.clone();
+                let elem = text_elem(&c, desc.size);
+                (Text, Some(c.clone()), c.c_type(), elem, t == ffi::SQL_LONGVARCHAR)
+            }
+            ffi::SQL_WCHAR | ffi::SQL_WVARCHAR | ffi::SQL_WLONGVARCHAR => {
+                let c = decoding.wchar.clone();
+                let elem = text_elem(&c, desc.size);
+                (Text, Some(c.clone()), c.c_type(), elem, t == ffi::SQL_WLONGVARCHAR)
+            }
+            ffi::SQL_SS_XML => {
+                let c = TextCodec::Utf16;
+                (Text, Some(c), ffi::SQL_C_WCHAR, 0, true)
+            }
+            ffi::SQL_BINARY | ffi::SQL_VARBINARY | ffi::SQL_LONGVARBINARY => (
+                Binary,
+                None,
+                ffi::SQL_C_BINARY,
+                desc.size,
+                t == ffi::SQL_LONGVARBINARY,
+            ),
+            ffi::SQL_BIT => (Bool, None, ffi::SQL_C_BIT, 1, false),
+            ffi::SQL_TINYINT | ffi::SQL_SMALLINT | ffi::SQL_INTEGER | ffi::SQL_BIGINT => {
+                (Int, None, ffi::SQL_C_SBIGINT, 8, false)
+            }
+            ffi::SQL_REAL | ffi::SQL_FLOAT | ffi::SQL_DOUBLE => (Float, None, ffi::SQL_C_DOUBLE, 8, false),
+            ffi::SQL_NUMERIC | ffi::SQL_DECIMAL => {
+                // Sign, point, leading zero, terminator; unconstrained numerics report a
+                // nominal precision, so leave room and let truncation recovery do the rest.
+                let elem = (desc.size + 4).max(48);
+                (Decimal, Some(TextCodec::Utf8), ffi::SQL_C_CHAR, elem, false)
+            }
+            ffi::SQL_TYPE_DATE => (Date, None, ffi::SQL_C_TYPE_DATE, 6, false),
+            ffi::SQL_TYPE_TIME | ffi::SQL_SS_TIME2 => {
+                (Time, Some(TextCodec::Utf8), ffi::SQL_C_CHAR, 32, false)
+            }
+            ffi::SQL_TYPE_TIMESTAMP | ffi::SQL_DATETIME => {
+                (Timestamp, None, ffi::SQL_C_TYPE_TIMESTAMP, 16, false)
+            }
+            ffi::SQL_GUID => (Guid, None, ffi::SQL_C_GUID, 16, false),
+            _ => {
+                // Anything else (intervals, time zones, driver-specific types): its text form.
+                let c = decoding.wchar.clone();
+                let elem = text_elem(&c, desc.size.max(64));
+                (Text, Some(c.clone()), c.c_type(), elem, false)
+            }
+        };
+        let streamed = long || elem == 0 || elem > MAX_BOUND_ELEMENT;
+        ColumnPlan {
+            desc,
+            kind,
+            c_type,
+            codec,
+            elem_bytes: if streamed { 0 } else { round_up8(elem) },
+            streamed,
+        }
+    }
+}
+
+fn text_elem(codec: &TextCodec, chars: usize) -> usize {
+    if chars == 0 {
+        return 0;
+    }
+    chars.saturating_mul(codec.bytes_per_char()).saturating_add(codec.terminator())
+}
+
+/// Eight-byte strides keep every element aligned for the structs and `u16` text read from it.
+fn round_up8(n: usize) -> usize {
+    n.div_ceil(8) * 8
+}
+
+/// The plan of a whole result set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultPlan {
+    pub columns: Vec<ColumnPlan>,
+    /// Columns `0..bound` are bound; the rest are read with `SQLGetData` (ODBC allows
+    /// `SQLGetData` only after the last bound column).
+    pub bound: usize,
+    pub block_rows: usize,
+}
+
+impl ResultPlan {
+    pub fn new(columns: Vec<ColumnPlan>, block_bytes: usize) -> ResultPlan {
+        let bound = columns.iter().position(|c| c.streamed).unwrap_or(columns.len());
+        let block_rows = if bound < columns.len() {
+            // A streamed column forces one row per fetch: SQLGetData reads the current row.
+            1
+        } else {
+            let row_bytes: usize = columns
+                .iter()
+                .map(|c| c.elem_bytes + std::mem::size_of::<isize>())
+                .sum::<usize>()
+                .max(1);
+            (block_bytes / row_bytes).clamp(1, MAX_BLOCK_ROWS)
+        };
+        ResultPlan {
+            columns,
+            bound,
+            block_rows,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn desc(sql_type: i16, size: usize) -> ColumnDescription {
+        ColumnDescription {
+            name: "c".into(),
+            sql_type,
+            size,
+            digits: 0,
+            nullable: true,
+        }
+    }
+
+    fn utf8() -> Decoding {
+        Decoding {
+            char: TextCodec::Utf8,
+            wchar: TextCodec::Utf8,
+        }
+    }
+
+    #[test]
+    fn varchar_is_bound_with_room_for_four_bytes_per_char() {
+        let p = ColumnPlan::choose(desc(ffi::SQL_VARCHAR, 100), &utf8());
+        assert!(!p.streamed);
+        assert_eq!(p.elem_bytes, 408);
+        assert_eq!(p.c_type, ffi::SQL_C_CHAR);
+    }
+
+    #[test]
+    fn long_and_unsized_columns_stream() {
+        for (t, size) in [
+            (ffi::SQL_WLONGVARCHAR, 8190),
+            (ffi::SQL_LONGVARBINARY, 0),
+            (ffi::SQL_VARCHAR, 0),
+            (ffi::SQL_VARBINARY, 1 << 20),
+        ] {
+            assert!(ColumnPlan::choose(desc(t, size), &utf8()).streamed, "{t} {size}");
+        }
+    }
+
+    #[test]
+    fn block_rows_follow_the_byte_budget() {
+        let cols: Vec<_> = (0..5)
+            .map(|_| ColumnPlan::choose(desc(ffi::SQL_VARCHAR, 100), &utf8()))
+            .collect();
+        let plan = ResultPlan::new(cols, DEFAULT_BLOCK_BYTES);
+        assert_eq!(plan.block_rows, DEFAULT_BLOCK_BYTES / (5 * (408 + 8)));
+        let mut cols = vec![ColumnPlan::choose(desc(ffi::SQL_INTEGER, 10), &utf8())];
+        cols.push(ColumnPlan::choose(desc(ffi::SQL_LONGVARCHAR, 0), &utf8()));
+        cols.push(ColumnPlan::choose(desc(ffi::SQL_INTEGER, 10), &utf8()));
+        let plan = ResultPlan::new(cols, DEFAULT_BLOCK_BYTES);
+        assert_eq!((plan.bound, plan.block_rows), (1, 1));
+    }
+}

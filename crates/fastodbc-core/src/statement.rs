@@ -1,0 +1,530 @@
+//! Statements: execute with bound parameter arrays, describe the result once, bind the block,
+//! fetch blocks, stream long values, move to the next result set.
+
+use std::ptr::null_mut;
+
+use crate::block::RowBlock;
+use crate::connection::{Connection, DriverTraits};
+use crate::diagnostics::{check, DiagRecord, Error, Result};
+use crate::ffi;
+use crate::params::{NullType, ParamBatch};
+use crate::plan::{ColumnDescription, ColumnPlan, Decoding, ResultPlan};
+
+/// Chunk size of `SQLGetData` reads of long values; grows to the reported total when known.
+const GETDATA_CHUNK: usize = 64 * 1024;
+
+/// The raw statement handle, shared with a canceller on another thread.
+#[derive(Debug, Clone, Copy)]
+pub struct StatementHandle(pub ffi::Handle);
+
+// SAFETY: ODBC statement handles may be used from any thread; `SQLCancel` is explicitly meant
+// to be called from another thread than the one executing.
+unsafe impl Send for StatementHandle {}
+unsafe impl Sync for StatementHandle {}
+
+impl StatementHandle {
+    pub fn cancel(&self) -> Result<()> {
+        // SAFETY: a valid statement handle (the owner frees it only after clearing this copy).
+        let ret = unsafe { ffi::SQLCancel(self.0) };
+        check(ret, ffi::SQL_HANDLE_STMT, self.0, "SQLCancel", None).map(|_| ())
+    }
+}
+
+/// The current result set: its plan, its block buffers, and how far fetching went.
+pub struct ResultSet {
+    pub plan: ResultPlan,
+    pub block: RowBlock,
+    pub exhausted: bool,
+}
+
+pub struct Statement {
+    h: ffi::Handle,
+    traits: DriverTraits,
+    /// Parameters stay alive until the execution that reads them is over.
+    params: Option<ParamBatch>,
+    pub result: Option<ResultSet>,
+    /// SQL_SUCCESS_WITH_INFO records of the last execute / fetch / next result.
+    pub messages: Vec<DiagRecord>,
+    bound_paramset: usize,
+}
+
+// SAFETY: see `StatementHandle`; all bound buffers are owned by the statement and move with it.
+unsafe impl Send for Statement {}
+
+impl Statement {
+    pub fn new(conn: &Connection) -> Result<Statement> {
+        if !conn.is_open() {
+            return Err(Error::Programming("Attempt to use a closed connection.".into()));
+        }
+        let mut h: ffi::Handle = null_mut();
+        // SAFETY: allocation from a live connection handle.
+        let ret = unsafe { ffi::SQLAllocHandle(ffi::SQL_HANDLE_STMT, conn.handle(), &mut h) };
+        check(ret, ffi::SQL_HANDLE_DBC, conn.handle(), "SQLAllocHandle", None)?;
+        Ok(Statement {
+            h,
+            traits: conn.traits,
+            params: None,
+            result: None,
+            messages: Vec::new(),
+            bound_paramset: 1,
+        })
+    }
+
+    pub fn handle(&self) -> StatementHandle {
+        StatementHandle(self.h)
+    }
+
+    pub fn traits(&self) -> DriverTraits {
+        self.traits
+    }
+
+    fn check(&mut self, ret: ffi::SqlReturn, function: &'static str) -> Result<bool> {
+        check(ret, ffi::SQL_HANDLE_STMT, self.h, function, Some(&mut self.messages))
+    }
+
+    /// Closes any open cursor and forgets bindings, so the handle can run another statement.
+    pub fn reset(&mut self) {
+        // SAFETY: valid handle; these calls cannot fail in a way that matters here.
+        unsafe {
+            let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_CLOSE);
+            let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_UNBIND);
+            let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_RESET_PARAMS);
+        }
+        self.result = None;
+        self.params = None;
+        self.messages.clear();
+    }
+
+    pub fn set_query_timeout(&mut self, seconds: u32) -> Result<()> {
+        // SAFETY: integer attribute by value.
+        let ret = unsafe {
+            ffi::SQLSetStmtAttrW(self.h, ffi::SQL_ATTR_QUERY_TIMEOUT, seconds as usize as *mut _, 0)
+        };
+        // Drivers that cannot time out (SQLite) answer 01S02 "option value changed": not an error.
+        self.check(ret, "SQLSetStmtAttr").map(|_| ())
+    }
+
+    fn set_attr_usize(&mut self, attr: i32, value: usize) -> Result<()> {
+        // SAFETY: integer attribute by value.
+        let ret = unsafe { ffi::SQLSetStmtAttrW(self.h, attr, value as *mut _, 0) };
+        self.check(ret, "SQLSetStmtAttr").map(|_| ())
+    }
+
+    fn set_attr_ptr(&mut self, attr: i32, ptr: *mut std::ffi::c_void) -> Result<()> {
+        // SAFETY: the pointer targets memory owned by this statement for as long as it is bound.
+        let ret = unsafe { ffi::SQLSetStmtAttrW(self.h, attr, ptr, 0) };
+        self.check(ret, "SQLSetStmtAttr").map(|_| ())
+    }
+
+    /// `SQLPrepareW`.
+    pub fn prepare(&mut self, sql: &[u16]) -> Result<()> {
+        // SAFETY: the text buffer outlives the call.
+        let ret = unsafe { ffi::SQLPrepareW(self.h, sql.as_ptr(), sql.len() as i32) };
+        self.check(ret, "SQLPrepareW").map(|_| ())
+    }
+
+    pub fn num_params(&mut self) -> Result<usize> {
+        let mut n = 0i16;
+        // SAFETY: output pointer valid.
+        let ret = unsafe { ffi::SQLNumParams(self.h, &mut n) };
+        self.check(ret, "SQLNumParams")?;
+        Ok(n.max(0) as usize)
+    }
+
+    /// The driver's description of parameter `i` (0-based), when it can give one.
+    pub fn describe_param(&mut self, i: usize) -> NullType {
+        let (mut t, mut size, mut digits, mut nullable) = (0i16, 0usize, 0i16, 0i16);
+        // SAFETY: output pointers valid.
+        let ret = unsafe {
+            ffi::SQLDescribeParam(self.h, (i + 1) as u16, &mut t, &mut size, &mut digits, &mut nullable)
+        };
+        if ret == ffi::SQL_SUCCESS || ret == ffi::SQL_SUCCESS_WITH_INFO {
+            if t == ffi::SQL_UNKNOWN_TYPE {
+                None
+            } else {
+                Some((t, size, digits))
+            }
+        } else {
+            // Not every driver describes parameters; the caller falls back to VARCHAR. Drain the
+            // diagnostics so they are not reported for a later call.
+            let _ = crate::diagnostics::Diagnostics::read(ffi::SQL_HANDLE_STMT, self.h);
+            None
+        }
+    }
+
+    /// Binds a parameter batch (it is kept until the next reset or bind).
+    pub fn bind_params(&mut self, mut batch: ParamBatch) -> Result<()> {
+        // SAFETY: column-wise binding of buffers owned by `batch`, which this statement keeps
+        // alive (self.params) until reset; the Box and Vec storage never moves while bound.
+        unsafe {
+            let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_RESET_PARAMS);
+        }
+        if batch.rows != self.bound_paramset {
+            self.set_attr_usize(ffi::SQL_ATTR_PARAM_BIND_TYPE, ffi::SQL_BIND_BY_COLUMN)?;
+            self.set_attr_usize(ffi::SQL_ATTR_PARAMSET_SIZE, batch.rows)?;
+            self.bound_paramset = batch.rows;
+        }
+        if batch.rows > 1 {
+            let status = batch.status.as_mut_ptr() as *mut _;
+            self.set_attr_ptr(ffi::SQL_ATTR_PARAM_STATUS_PTR, status)?;
+            let processed = &mut *batch.processed as *mut ffi::ULen as *mut _;
+            self.set_attr_ptr(ffi::SQL_ATTR_PARAMS_PROCESSED_PTR, processed)?;
+        } else {
+            self.set_attr_ptr(ffi::SQL_ATTR_PARAM_STATUS_PTR, null_mut())?;
+            self.set_attr_ptr(ffi::SQL_ATTR_PARAMS_PROCESSED_PTR, null_mut())?;
+        }
+        for (i, col) in batch.columns.iter_mut().enumerate() {
+            let ptr = col.data_ptr() as *mut _;
+            // SAFETY: see above.
+            let ret = unsafe {
+                ffi::SQLBindParameter(
+                    self.h,
+                    (i + 1) as u16,
+                    ffi::SQL_PARAM_INPUT,
+                    col.c_type,
+                    col.sql_type,
+                    col.col_size,
+                    col.digits,
+                    ptr,
+                    col.elem as ffi::Len,
+                    col.ind.as_mut_ptr(),
+                )
+            };
+            self.check(ret, "SQLBindParameter")?;
+        }
+        self.params = Some(batch);
+        Ok(())
+    }
+
+    /// Executes the prepared statement with the bound parameters. Returns whether the
+    /// statement produced a result (`false` for `SQL_NO_DATA`, e.g. an UPDATE of no rows).
+    pub fn execute(&mut self) -> Result<bool> {
+        self.result = None;
+        // SAFETY: valid handle; bound buffers are alive (self.params).
+        let ret = unsafe { ffi::SQLExecute(self.h) };
+        let r = self.check(ret, "SQLExecute");
+        self.after_execute(r)
+    }
+
+    /// `SQLExecDirectW` with the bound parameters.
+    pub fn exec_direct(&mut self, sql: &[u16]) -> Result<bool> {
+        self.result = None;
+        // SAFETY: text outlives the call; bound buffers are alive (self.params).
+        let ret = unsafe { ffi::SQLExecDirectW(self.h, sql.as_ptr(), sql.len() as i32) };
+        let r = self.check(ret, "SQLExecDirectW");
+        self.after_execute(r)
+    }
+
+    fn after_execute(&mut self, r: Result<bool>) -> Result<bool> {
+        let r = match r {
+            Err(e) => Err(self.param_error(e)),
+            ok => ok,
+        };
+        if let Some(p) = &self.params {
+            if p.rows > 1 && r.is_ok() {
+                // Some drivers report per-row failures only in the status array.
+                if let Some(row) = p.status.iter().position(|&s| s == 5 /* SQL_PARAM_ERROR */) {
+                    return Err(Error::Programming(format!(
+                        "row {row} of the parameter array failed without diagnostics"
+                    )));
+                }
+            }
+        }
+        r
+    }
+
+    fn param_error(&self, e: Error) -> Error {
+        e
+    }
+
+    /// Runs a catalog function (`SQLTables`, `SQLColumns`, `SQLPrimaryKeys`).
+    pub fn catalog(&mut self, function: CatalogFunction, args: &[Option<Vec<u16>>]) -> Result<()> {
+        self.result = None;
+        let arg = |i: usize| match args.get(i).and_then(|a| a.as_ref()) {
+            Some(v) => (v.as_ptr(), v.len() as i16),
+            None => (std::ptr::null(), 0i16),
+        };
+        let (a, b, c, d) = (arg(0), arg(1), arg(2), arg(3));
+        // SAFETY: argument buffers outlive the call; null pointers mean "any" per ODBC.
+        let (ret, name) = unsafe {
+            match function {
+                CatalogFunction::Tables => (
+                    ffi::SQLTablesW(self.h, a.0, a.1, b.0, b.1, c.0, c.1, d.0, d.1),
+                    "SQLTablesW",
+                ),
+                CatalogFunction::Columns => (
+                    ffi::SQLColumnsW(self.h, a.0, a.1, b.0, b.1, c.0, c.1, d.0, d.1),
+                    "SQLColumnsW",
+                ),
+                CatalogFunction::PrimaryKeys => (
+                    ffi::SQLPrimaryKeysW(self.h, a.0, a.1, b.0, b.1, c.0, c.1),
+                    "SQLPrimaryKeysW",
+                ),
+            }
+        };
+        self.check(ret, name).map(|_| ())
+    }
+
+    pub fn row_count(&mut self) -> Result<i64> {
+        let mut n: ffi::Len = 0;
+        // SAFETY: output pointer valid.
+        let ret = unsafe { ffi::SQLRowCount(self.h, &mut n) };
+        self.check(ret, "SQLRowCount")?;
+        Ok(n as i64)
+    }
+
+    pub fn num_result_cols(&mut self) -> Result<usize> {
+        let mut n = 0i16;
+        // SAFETY: output pointer valid.
+        let ret = unsafe { ffi::SQLNumResultCols(self.h, &mut n) };
+        self.check(ret, "SQLNumResultCols")?;
+        Ok(n.max(0) as usize)
+    }
+
+    pub fn describe_col(&mut self, col: usize) -> Result<ColumnDescription> {
+        let mut name = vec![0u16; 256];
+        loop {
+            let (mut name_len, mut t, mut size, mut digits, mut nullable) = (0i16, 0i16, 0usize, 0i16, 0i16);
+            // SAFETY: buffers valid for the lengths passed (name length in characters).
+            let ret = unsafe {
+                ffi::SQLDescribeColW(
+                    self.h,
+                    (col + 1) as u16,
+                    name.as_mut_ptr(),
+                    name.len() as i16,
+                    &mut name_len,
+                    &mut t,
+                    &mut size,
+                    &mut digits,
+                    &mut nullable,
+                )
+            };
+            self.check(ret, "SQLDescribeColW")?;
+            let len = name_len.max(0) as usize;
+            if len >= name.len() {
+                name = vec![0u16; len + 1];
+                continue;
+            }
+            return Ok(ColumnDescription {
+                name: String::from_utf16_lossy(&name[..len]),
+                sql_type: t,
+                size,
+                digits,
+                nullable: nullable != 0,
+            });
+        }
+    }
+
+    /// Describes the current result set (if any), plans it and binds its block.
+    pub fn open_result(&mut self, decoding: &Decoding, block_bytes: usize) -> Result<bool> {
+        self.result = None;
+        let n = self.num_result_cols()?;
+        if n == 0 {
+            return Ok(false);
+        }
+        let mut columns = Vec::with_capacity(n);
+        for i in 0..n {
+            let mut desc = self.describe_col(i)?;
+            if self.traits.sizes_unreliable {
+                desc = widen_unreliable(desc);
+            }
+            columns.push(ColumnPlan::choose(desc, decoding));
+        }
+        let plan = ResultPlan::new(columns, block_bytes);
+        let mut block = RowBlock::new(&plan);
+        // SAFETY: unbinding previous columns before binding new buffers.
+        unsafe {
+            let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_UNBIND);
+        }
+        self.set_attr_usize(ffi::SQL_ATTR_ROW_BIND_TYPE, ffi::SQL_BIND_BY_COLUMN)?;
+        self.set_attr_usize(ffi::SQL_ATTR_ROW_ARRAY_SIZE, plan.block_rows)?;
+        let fetched = &mut *block.rows_fetched as *mut ffi::ULen as *mut _;
+        self.set_attr_ptr(ffi::SQL_ATTR_ROWS_FETCHED_PTR, fetched)?;
+        for (i, buf) in block.bound.iter_mut().enumerate() {
+            let c_type = plan.columns[i].c_type;
+            let ptr = buf.data_ptr() as *mut _;
+            // SAFETY: the buffers live in `self.result` with the binding; they are unbound
+            // (SQL_UNBIND in reset/open_result) before being dropped or replaced.
+            let ret = unsafe {
+                ffi::SQLBindCol(self.h, (i + 1) as u16, c_type, ptr, buf.elem as ffi::Len, buf.ind.as_mut_ptr())
+            };
+            self.check(ret, "SQLBindCol")?;
+        }
+        self.result = Some(ResultSet {
+            plan,
+            block,
+            exhausted: false,
+        });
+        Ok(true)
+    }
+
+    /// Fetches the next block. Returns the number of rows in it (0 at the end).
+    pub fn fetch_block(&mut self) -> Result<usize> {
+        let Some(rs) = self.result.as_mut() else {
+            return Err(Error::Programming("No results.  Previous SQL was not a query.".into()));
+        };
+        if rs.exhausted {
+            return Ok(0);
+        }
+        rs.block.overflow.clear();
+        // SAFETY: buffers bound by open_result are alive in self.result.
+        let ret = unsafe { ffi::SQLFetch(self.h) };
+        let h = self.h;
+        let more = check(ret, ffi::SQL_HANDLE_STMT, h, "SQLFetch", Some(&mut self.messages))?;
+        let Some(rs) = self.result.as_mut() else {
+            return Ok(0);
+        };
+        if !more {
+            rs.exhausted = true;
+            *rs.block.rows_fetched = 0;
+            return Ok(0);
+        }
+        let rows = rs.block.len();
+        // Truncation is never silent: any variable-length value longer than its element is
+        // read again whole (SQLSetPos + SQLGetData) or reported.
+        for col in 0..rs.block.bound.len() {
+            let buf = &rs.block.bound[col];
+            if !buf.variable {
+                continue;
+            }
+            let cap = buf.capacity as ffi::Len;
+            for row in 0..rows {
+                let ind = rs.block.bound[col].ind[row];
+                if ind > cap || ind == ffi::SQL_NO_TOTAL {
+                    let name = rs.plan.columns[col].desc.name.clone();
+                    if !self.traits.getdata_in_block {
+                        return Err(Error::Truncated { column: name, row });
+                    }
+                    let c_type = rs.plan.columns[col].c_type;
+                    // SAFETY: positions the cursor on a fetched row of the current rowset.
+                    let ret = unsafe {
+                        ffi::SQLSetPos(h, (row + 1) as ffi::ULen, ffi::SQL_POSITION, ffi::SQL_LOCK_NO_CHANGE)
+                    };
+                    if ret != ffi::SQL_SUCCESS && ret != ffi::SQL_SUCCESS_WITH_INFO {
+                        return Err(Error::Truncated { column: name, row });
+                    }
+                    match get_data(h, col, c_type, &mut self.messages) {
+                        Ok(Some(v)) => rs.block.store_overflow(col, row, v),
+                        _ => return Err(Error::Truncated { column: name, row }),
+                    }
+                }
+            }
+        }
+        // Streamed columns (one-row blocks): read each after the bound ones, in order.
+        let bound = rs.plan.bound;
+        for i in bound..rs.plan.columns.len() {
+            let c_type = rs.plan.columns[i].c_type;
+            rs.block.streamed[i - bound] = get_data(h, i, c_type, &mut self.messages)?;
+        }
+        Ok(rows)
+    }
+
+    /// Moves to the next result set (`SQLMoreResults`). Returns false when there is none.
+    pub fn more_results(&mut self) -> Result<bool> {
+        self.result = None;
+        // SAFETY: valid handle.
+        let ret = unsafe { ffi::SQLMoreResults(self.h) };
+        self.check(ret, "SQLMoreResults")
+    }
+
+    /// Closes the open cursor, keeping the handle.
+    pub fn close_cursor(&mut self) {
+        self.result = None;
+        // SAFETY: valid handle.
+        unsafe {
+            let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_CLOSE);
+        }
+    }
+}
+
+impl Drop for Statement {
+    fn drop(&mut self) {
+        // SAFETY: we own the handle; freeing it also releases its bindings before the buffers
+        // (fields) are dropped.
+        unsafe {
+            let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_CLOSE);
+            let _ = ffi::SQLFreeHandle(ffi::SQL_HANDLE_STMT, self.h);
+        }
+    }
+}
+
+/// For drivers whose declared sizes are not limits (SQLite stores any length in a VARCHAR(10)
+/// and reports every BLOB as BINARY(255)): binary columns are streamed, and text columns get
+/// room for at least `UNRELIABLE_MIN_CHARS` characters.
+fn widen_unreliable(mut desc: ColumnDescription) -> ColumnDescription {
+    const UNRELIABLE_MIN_CHARS: usize = 255;
+    match desc.sql_type {
+        ffi::SQL_BINARY | ffi::SQL_VARBINARY => desc.sql_type = ffi::SQL_LONGVARBINARY,
+        ffi::SQL_CHAR | ffi::SQL_VARCHAR | ffi::SQL_WCHAR | ffi::SQL_WVARCHAR => {
+            desc.size = desc.size.max(UNRELIABLE_MIN_CHARS)
+        }
+        _ => {}
+    }
+    desc
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CatalogFunction {
+    Tables,
+    Columns,
+    PrimaryKeys,
+}
+
+/// Reads a whole value with `SQLGetData`, in chunks. `None` for NULL.
+fn get_data(h: ffi::Handle, col: usize, c_type: i16, info: &mut Vec<DiagRecord>) -> Result<Option<Vec<u8>>> {
+    let terminator = match c_type {
+        ffi::SQL_C_WCHAR => 2,
+        ffi::SQL_C_CHAR => 1,
+        _ => 0,
+    };
+    let mut out: Vec<u8> = Vec::new();
+    let mut chunk = GETDATA_CHUNK;
+    loop {
+        let start = out.len();
+        out.resize(start + chunk + terminator, 0);
+        let mut ind: ffi::Len = 0;
+        // SAFETY: the buffer tail is valid for the length passed.
+        let ret = unsafe {
+            ffi::SQLGetData(
+                h,
+                (col + 1) as u16,
+                c_type,
+                out.as_mut_ptr().add(start) as *mut _,
+                (chunk + terminator) as ffi::Len,
+                &mut ind,
+            )
+        };
+        match ret {
+            ffi::SQL_NO_DATA => {
+                out.truncate(start);
+                return Ok(Some(out));
+            }
+            ffi::SQL_SUCCESS | ffi::SQL_SUCCESS_WITH_INFO => {
+                if ind == ffi::SQL_NULL_DATA {
+                    return Ok(None);
+                }
+                let full = ind == ffi::SQL_NO_TOTAL || ind as usize > chunk;
+                if ret == ffi::SQL_SUCCESS_WITH_INFO && full {
+                    // 01004: this chunk is full; more follows. Size the next read from the
+                    // total the driver reported, when it did.
+                    out.truncate(start + chunk);
+                    if ind != ffi::SQL_NO_TOTAL {
+                        chunk = (ind as usize - chunk).max(1);
+                    } else {
+                        chunk = chunk.saturating_mul(2).min(64 << 20);
+                    }
+                    continue;
+                }
+                if ret == ffi::SQL_SUCCESS_WITH_INFO {
+                    info.extend(crate::diagnostics::Diagnostics::read(ffi::SQL_HANDLE_STMT, h).records);
+                }
+                out.truncate(start + (ind as usize).min(chunk));
+                return Ok(Some(out));
+            }
+            _ => {
+                check(ret, ffi::SQL_HANDLE_STMT, h, "SQLGetData", None)?;
+                return Ok(Some(out));
+            }
+        }
+    }
+}

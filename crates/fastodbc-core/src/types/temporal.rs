@@ -1,0 +1,96 @@
+//! Date and time helpers shared by fetch and bind.
+
+use std::fmt::Write;
+
+use crate::ffi::{SqlDate, SqlTimestamp};
+
+/// Writes `HH:MM:SS[.ffffff]`, the text form times are bound as (it keeps microseconds).
+pub fn format_time(out: &mut String, h: u8, m: u8, s: u8, us: u32) {
+    let _ = write!(out, "{h:02}:{m:02}:{s:02}");
+    if us != 0 {
+        let _ = write!(out, ".{us:06}");
+    }
+}
+
+/// A time of day parsed from a driver's text (`HH:MM:SS[.fraction]`), fraction in microseconds.
+/// Digits past the sixth are dropped only if they are zeros; otherwise `None` (caller raises).
+pub fn parse_time(text: &[u8]) -> Option<(u8, u8, u8, u32)> {
+    let t = std::str::from_utf8(text).ok()?.trim();
+    let (hms, frac) = match t.split_once('.') {
+        Some((a, b)) => (a, Some(b)),
+        None => (t, None),
+    };
+    let mut it = hms.split(':');
+    let h: u8 = it.next()?.parse().ok()?;
+    let m: u8 = it.next()?.parse().ok()?;
+    let s: u8 = it.next()?.parse().ok()?;
+    if it.next().is_some() || h > 23 || m > 59 || s > 59 {
+        return None;
+    }
+    let us = match frac {
+        None => 0,
+        Some(f) => {
+            if f.is_empty() || !f.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            let (head, tail) = f.split_at(f.len().min(6));
+            if tail.bytes().any(|b| b != b'0') {
+                return None;
+            }
+            let mut v: u32 = head.parse().ok()?;
+            for _ in head.len()..6 {
+                v *= 10;
+            }
+            v
+        }
+    };
+    Some((h, m, s, us))
+}
+
+/// Reads an `SQL_C_TYPE_DATE` element.
+#[inline]
+pub fn read_date(b: &[u8]) -> SqlDate {
+    SqlDate {
+        year: i16::from_ne_bytes([b[0], b[1]]),
+        month: u16::from_ne_bytes([b[2], b[3]]),
+        day: u16::from_ne_bytes([b[4], b[5]]),
+    }
+}
+
+/// Reads an `SQL_C_TYPE_TIMESTAMP` element.
+#[inline]
+pub fn read_timestamp(b: &[u8]) -> SqlTimestamp {
+    let u = |i: usize| u16::from_ne_bytes([b[i], b[i + 1]]);
+    SqlTimestamp {
+        year: i16::from_ne_bytes([b[0], b[1]]),
+        month: u(2),
+        day: u(4),
+        hour: u(6),
+        minute: u(8),
+        second: u(10),
+        fraction: u32::from_ne_bytes([b[12], b[13], b[14], b[15]]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_parse_with_any_fraction_width() {
+        assert_eq!(parse_time(b"12:34:56"), Some((12, 34, 56, 0)));
+        assert_eq!(parse_time(b"12:34:56.5"), Some((12, 34, 56, 500_000)));
+        assert_eq!(parse_time(b"00:00:00.000001"), Some((0, 0, 0, 1)));
+        assert_eq!(parse_time(b"23:59:59.999999000"), Some((23, 59, 59, 999_999)));
+        assert_eq!(parse_time(b"23:59:59.9999991"), None);
+        assert_eq!(parse_time(b"25:00:00"), None);
+    }
+
+    #[test]
+    fn format_then_parse_round_trips() {
+        let mut s = String::new();
+        format_time(&mut s, 1, 2, 3, 40);
+        assert_eq!(s, "01:02:03.000040");
+        assert_eq!(parse_time(s.as_bytes()), Some((1, 2, 3, 40)));
+    }
+}

@@ -1,0 +1,310 @@
+//! `Connection`: an ODBC connection, its transaction control and its per-connection settings
+//! (text decoding, parameter encoding, output converters).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
+
+use fastodbc_core::plan::DEFAULT_BLOCK_BYTES;
+use fastodbc_core::{AttrValue, Decoding, TextCodec, TextEncoding};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyString};
+
+use crate::cursor::CursorShared;
+use crate::errors::{self, IntoPyResult};
+use crate::info;
+
+/// What cursors read from their connection when they execute.
+#[derive(Clone)]
+pub struct Settings {
+    pub decoding: Decoding,
+    pub encoding: TextEncoding,
+    pub refuse_nul: bool,
+    pub block_bytes: usize,
+}
+
+pub struct ConnShared {
+    pub conn: Mutex<Option<fastodbc_core::Connection>>,
+    pub closed: AtomicBool,
+    pub cursors: Mutex<Vec<Weak<CursorShared>>>,
+    pub settings: Mutex<Settings>,
+    pub converters: Mutex<HashMap<i16, PyObject>>,
+}
+
+#[pyclass(subclass, frozen, weakref, module = "fastodbc._native")]
+pub struct Connection {
+    pub shared: Arc<ConnShared>,
+    autocommit: AtomicBool,
+    timeout: AtomicU32,
+}
+
+/// Locks a mutex without holding the GIL while waiting: another thread may hold the lock
+/// while it waits for the GIL.
+pub fn lock<'a, T>(py: Python<'_>, m: &'a Mutex<T>) -> MutexGuard<'a, T> {
+    loop {
+        match m.try_lock() {
+            Ok(g) => return g,
+            Err(std::sync::TryLockError::Poisoned(p)) => return p.into_inner(),
+            Err(std::sync::TryLockError::WouldBlock) => {
+                py.allow_threads(|| std::thread::sleep(std::time::Duration::from_micros(50)))
+            }
+        }
+    }
+}
+
+impl Connection {
+    pub fn timeout_value(&self) -> u32 {
+        self.timeout.load(Ordering::Acquire)
+    }
+
+    pub fn check_open(&self, py: Python<'_>) -> PyResult<()> {
+        if self.shared.closed.load(Ordering::Acquire) {
+            return Err(errors::programming(py, "Attempt to use a closed connection."));
+        }
+        Ok(())
+    }
+
+    fn with_conn<T>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut fastodbc_core::Connection) -> fastodbc_core::Result<T> + Send,
+    ) -> PyResult<T>
+    where
+        T: Send,
+    {
+        self.check_open(py)?;
+        let mut guard = lock(py, &self.shared.conn);
+        let Some(conn) = guard.as_mut() else {
+            return Err(errors::programming(py, "Attempt to use a closed connection."));
+        };
+        py.allow_threads(|| f(conn)).py(py)
+    }
+}
+
+fn parse_attrs(attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(i32, AttrValue)>> {
+    let mut out = Vec::new();
+    if let Some(d) = attrs {
+        for (k, v) in d.iter() {
+            let key: i32 = k.extract()?;
+            let value = if let Ok(i) = v.extract::<i64>() {
+                AttrValue::Int(i)
+            } else if let Ok(s) = v.downcast::<PyString>() {
+                AttrValue::Text(s.to_str()?.to_owned())
+            } else if let Ok(b) = v.downcast::<PyBytes>() {
+                AttrValue::Bytes(b.as_bytes().to_vec())
+            } else {
+                let b: Vec<u8> = v.extract()?;
+                AttrValue::Bytes(b)
+            };
+            out.push((key, value));
+        }
+    }
+    Ok(out)
+}
+
+fn parse_codec(kind: &str, name: &str) -> TextCodec {
+    match kind {
+        "utf16" => TextCodec::Utf16,
+        "utf8" => TextCodec::Utf8,
+        _ => TextCodec::Narrow(name.to_owned()),
+    }
+}
+
+#[pymethods]
+impl Connection {
+    /// Connects with a complete ODBC connection string (the Python layer builds it).
+    #[new]
+    #[pyo3(signature = (connstring, autocommit=false, timeout=0, readonly=false, attrs_before=None))]
+    fn new(
+        py: Python<'_>,
+        connstring: String,
+        autocommit: bool,
+        timeout: u32,
+        readonly: bool,
+        attrs_before: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let attrs = parse_attrs(attrs_before)?;
+        let mut info = Vec::new();
+        let conn = py
+            .allow_threads(|| {
+                fastodbc_core::Connection::connect(&connstring, autocommit, timeout, readonly, &attrs, &mut info)
+            })
+            .py(py)?;
+        let traits = conn.traits;
+        let text = if traits.narrow_is_utf8 {
+            TextCodec::Utf8
+        } else {
+            TextCodec::Utf16
+        };
+        let settings = Settings {
+            decoding: Decoding {
+                char: text.clone(),
+                wchar: text,
+            },
+            encoding: TextEncoding::Utf16,
+            refuse_nul: traits.truncates_at_nul,
+            block_bytes: DEFAULT_BLOCK_BYTES,
+        };
+        Ok(Connection {
+            shared: Arc::new(ConnShared {
+                conn: Mutex::new(Some(conn)),
+                closed: AtomicBool::new(false),
+                cursors: Mutex::new(Vec::new()),
+                settings: Mutex::new(settings),
+                converters: Mutex::new(HashMap::new()),
+            }),
+            autocommit: AtomicBool::new(autocommit),
+            timeout: AtomicU32::new(0),
+        })
+    }
+
+    /// Commits the current transaction.
+    fn commit(&self, py: Python<'_>) -> PyResult<()> {
+        self.with_conn(py, |c| c.end_transaction(true))
+    }
+
+    /// Rolls back the current transaction.
+    fn rollback(&self, py: Python<'_>) -> PyResult<()> {
+        self.with_conn(py, |c| c.end_transaction(false))
+    }
+
+    /// Closes every cursor of the connection, rolls back any open transaction and disconnects.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        if self.shared.closed.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        let cursors: Vec<_> = lock(py, &self.shared.cursors).drain(..).collect();
+        for c in cursors.iter().filter_map(Weak::upgrade) {
+            c.close(py);
+        }
+        let conn = lock(py, &self.shared.conn).take();
+        if let Some(mut conn) = conn {
+            py.allow_threads(|| conn.close()).py(py)?;
+        }
+        Ok(())
+    }
+
+    /// True once `close()` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.shared.closed.load(Ordering::Acquire)
+    }
+
+    #[getter]
+    fn get_autocommit(&self) -> bool {
+        self.autocommit.load(Ordering::Acquire)
+    }
+
+    #[setter]
+    fn set_autocommit(&self, py: Python<'_>, value: bool) -> PyResult<()> {
+        self.with_conn(py, |c| c.set_autocommit(value))?;
+        self.autocommit.store(value, Ordering::Release);
+        Ok(())
+    }
+
+    /// Query timeout in seconds applied to statements of new executions (0: none).
+    #[getter]
+    fn get_timeout(&self) -> u32 {
+        self.timeout.load(Ordering::Acquire)
+    }
+
+    #[setter]
+    fn set_timeout(&self, value: u32) {
+        self.timeout.store(value, Ordering::Release);
+    }
+
+    /// `SQLGetInfo`: strings, integers or bitmasks depending on the key, as in pyodbc.
+    fn getinfo(&self, py: Python<'_>, key: u16) -> PyResult<PyObject> {
+        match info::kind(key) {
+            info::InfoKind::Text => {
+                let s = self.with_conn(py, |c| c.info_string(key))?;
+                Ok(s.into_pyobject(py)?.into_any().unbind())
+            }
+            info::InfoKind::YesNo => {
+                let s = self.with_conn(py, |c| c.info_string(key))?;
+                Ok(pyo3::types::PyBool::new(py, s == "Y").to_owned().into_any().unbind())
+            }
+            info::InfoKind::Int(width) => {
+                let v = self.with_conn(py, |c| c.info_int(key, width))?;
+                Ok(v.into_pyobject(py)?.into_any().unbind())
+            }
+        }
+    }
+
+    /// Driver traits fastodbc detected: (narrow_is_utf8, truncates_at_nul, getdata_in_block).
+    #[getter]
+    fn _driver_traits(&self, py: Python<'_>) -> PyResult<(bool, bool, bool)> {
+        let guard = lock(py, &self.shared.conn);
+        match guard.as_ref() {
+            Some(c) => Ok((c.traits.narrow_is_utf8, c.traits.truncates_at_nul, c.traits.getdata_in_block)),
+            None => Err(errors::programming(py, "Attempt to use a closed connection.")),
+        }
+    }
+
+    /// Text decoding for SQL_CHAR (`wide=False`) or SQL_WCHAR columns: `kind` is
+    /// "utf8", "utf16" or "codec" (narrow bytes decoded by the named Python codec).
+    fn _set_decoding(&self, py: Python<'_>, wide: bool, kind: &str, name: &str) {
+        let codec = parse_codec(kind, name);
+        let mut s = lock(py, &self.shared.settings);
+        if wide {
+            s.decoding.wchar = codec;
+        } else {
+            s.decoding.char = codec;
+        }
+    }
+
+    /// (kind, codec name) of the current decoding for SQL_CHAR or SQL_WCHAR columns.
+    fn _get_decoding(&self, py: Python<'_>, wide: bool) -> (String, String) {
+        let s = lock(py, &self.shared.settings);
+        let c = if wide { &s.decoding.wchar } else { &s.decoding.char };
+        match c {
+            TextCodec::Utf8 => ("utf8".into(), "utf-8".into()),
+            TextCodec::Utf16 => ("utf16".into(), "utf-16le".into()),
+            TextCodec::Narrow(n) => ("codec".into(), n.clone()),
+        }
+    }
+
+    /// Parameter text as UTF-16 (`wide=True`, SQL_C_WCHAR) or UTF-8 (SQL_C_CHAR).
+    fn _set_encoding(&self, py: Python<'_>, wide: bool) {
+        lock(py, &self.shared.settings).encoding = if wide {
+            TextEncoding::Utf16
+        } else {
+            TextEncoding::Utf8
+        };
+    }
+
+    /// Memory budget in bytes for one fetched block of bound columns.
+    #[getter]
+    fn get_fetch_buffer_bytes(&self, py: Python<'_>) -> usize {
+        lock(py, &self.shared.settings).block_bytes
+    }
+
+    #[setter]
+    fn set_fetch_buffer_bytes(&self, py: Python<'_>, value: usize) {
+        lock(py, &self.shared.settings).block_bytes = value.max(1);
+    }
+
+    /// Registers `func(raw: bytes) -> object` for values of SQL type `sqltype`.
+    fn add_output_converter(&self, py: Python<'_>, sqltype: i16, func: PyObject) {
+        if func.is_none(py) {
+            lock(py, &self.shared.converters).remove(&sqltype);
+        } else {
+            lock(py, &self.shared.converters).insert(sqltype, func);
+        }
+    }
+
+    /// Removes the output converter of `sqltype`, if any.
+    fn remove_output_converter(&self, py: Python<'_>, sqltype: i16) {
+        lock(py, &self.shared.converters).remove(&sqltype);
+    }
+
+    /// The output converter of `sqltype`, or None.
+    fn get_output_converter(&self, py: Python<'_>, sqltype: i16) -> Option<PyObject> {
+        lock(py, &self.shared.converters).get(&sqltype).map(|f| f.clone_ref(py))
+    }
+
+    /// Removes every output converter.
+    fn clear_output_converters(&self, py: Python<'_>) {
+        lock(py, &self.shared.converters).clear();
+    }
+}

@@ -1,0 +1,196 @@
+//! Fetched values to Python objects: one `Converter` per column, chosen once per result set
+//! from the column plan (and any output converter the user registered for its SQL type).
+
+use fastodbc_core::types::{guid, temporal};
+use fastodbc_core::{Cell, ColumnPlan, TextCodec, ValueKind};
+use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyBool, PyBytes, PyDate, PyDateTime, PyDict, PyFloat, PyInt, PyString, PyTime, PyType};
+
+use crate::errors;
+use crate::text;
+
+/// Python classes the conversions and `description` need, imported once.
+pub struct PyTypes {
+    pub decimal: Py<PyType>,
+    pub uuid: Py<PyType>,
+    pub date: Py<PyType>,
+    pub time: Py<PyType>,
+    pub datetime: Py<PyType>,
+    pub str_: Py<PyType>,
+    pub bytes: Py<PyType>,
+    pub bool_: Py<PyType>,
+    pub int: Py<PyType>,
+    pub float: Py<PyType>,
+}
+
+static TYPES: GILOnceCell<PyTypes> = GILOnceCell::new();
+
+pub fn py_types(py: Python<'_>) -> PyResult<&PyTypes> {
+    TYPES.get_or_try_init(py, || {
+        let get = |m: &str, n: &str| -> PyResult<Py<PyType>> {
+            Ok(py.import(m)?.getattr(n)?.downcast_into::<PyType>()?.unbind())
+        };
+        Ok(PyTypes {
+            decimal: get("decimal", "Decimal")?,
+            uuid: get("uuid", "UUID")?,
+            date: get("datetime", "date")?,
+            time: get("datetime", "time")?,
+            datetime: get("datetime", "datetime")?,
+            str_: py.get_type::<PyString>().unbind(),
+            bytes: py.get_type::<PyBytes>().unbind(),
+            bool_: py.get_type::<PyBool>().unbind(),
+            int: py.get_type::<PyInt>().unbind(),
+            float: py.get_type::<PyFloat>().unbind(),
+        })
+    })
+}
+
+/// The Python type a column's values have (`description[i][1]`, as pyodbc reports it).
+pub fn type_code<'py>(py: Python<'py>, kind: ValueKind) -> PyResult<Bound<'py, PyType>> {
+    let t = py_types(py)?;
+    let ty = match kind {
+        ValueKind::Text => &t.str_,
+        ValueKind::Binary => &t.bytes,
+        ValueKind::Bool => &t.bool_,
+        ValueKind::Int => &t.int,
+        ValueKind::Float => &t.float,
+        ValueKind::Decimal => &t.decimal,
+        ValueKind::Date => &t.date,
+        ValueKind::Time => &t.time,
+        ValueKind::Timestamp => &t.datetime,
+        ValueKind::Guid => &t.uuid,
+    };
+    Ok(ty.bind(py).clone())
+}
+
+/// How one column's cells become Python objects.
+pub enum Converter {
+    Utf8Text,
+    Utf16Text,
+    /// Narrow text in a codec CPython knows (`setdecoding(..., encoding="latin-1")`).
+    CodecText(String),
+    Binary,
+    Bool,
+    Int,
+    Float,
+    Decimal,
+    Date,
+    Time,
+    Timestamp,
+    Guid,
+    /// A user's output converter, given the raw bytes of the value.
+    User(PyObject),
+}
+
+impl Converter {
+    pub fn for_column(plan: &ColumnPlan, user: Option<PyObject>) -> Converter {
+        if let Some(f) = user {
+            return Converter::User(f);
+        }
+        match plan.kind {
+            ValueKind::Text => match &plan.codec {
+                Some(TextCodec::Utf16) => Converter::Utf16Text,
+                Some(TextCodec::Narrow(name)) => Converter::CodecText(name.clone()),
+                _ => Converter::Utf8Text,
+            },
+            ValueKind::Binary => Converter::Binary,
+            ValueKind::Bool => Converter::Bool,
+            ValueKind::Int => Converter::Int,
+            ValueKind::Float => Converter::Float,
+            ValueKind::Decimal => Converter::Decimal,
+            ValueKind::Date => Converter::Date,
+            ValueKind::Time => Converter::Time,
+            ValueKind::Timestamp => Converter::Timestamp,
+            ValueKind::Guid => Converter::Guid,
+        }
+    }
+
+    /// Converts one cell; `column` names it in errors.
+    #[inline]
+    pub fn convert(&self, py: Python<'_>, cell: Cell<'_>, column: &str) -> PyResult<PyObject> {
+        let b = match cell {
+            Cell::Null => return Ok(py.None()),
+            Cell::Value(b) => b,
+        };
+        let bad = |what: &str| {
+            errors::data_error(py, "22018", format!("column {column:?}: the driver returned an invalid {what}: {b:?}"))
+        };
+        Ok(match self {
+            Converter::Utf8Text => match text::str_from_utf8(py, b) {
+                Ok(s) => s?.unbind(),
+                Err(e) => return Err(decode_error(py, column, "UTF-8", e.offset)),
+            },
+            Converter::Utf16Text => match text::str_from_utf16_bytes(py, b) {
+                Ok(s) => s?.unbind(),
+                Err(e) => return Err(decode_error(py, column, "UTF-16", e.offset)),
+            },
+            Converter::CodecText(codec) => PyBytes::new(py, b).call_method1("decode", (codec.as_str(),))?.unbind(),
+            Converter::Binary => PyBytes::new(py, b).into_any().unbind(),
+            Converter::Bool => PyBool::new(py, b[0] != 0).to_owned().into_any().unbind(),
+            Converter::Int => {
+                let v = i64::from_ne_bytes(b[..8].try_into().map_err(|_| bad("integer"))?);
+                v.into_pyobject(py)?.into_any().unbind()
+            }
+            Converter::Float => {
+                let v = f64::from_ne_bytes(b[..8].try_into().map_err(|_| bad("double"))?);
+                PyFloat::new(py, v).into_any().unbind()
+            }
+            Converter::Decimal => {
+                let s = std::str::from_utf8(b).map_err(|_| bad("decimal"))?;
+                // Some drivers pad or use a comma in locales; Decimal() rejects anything odd.
+                let s = s.trim();
+                py_types(py)?.decimal.bind(py).call1((s,))?.unbind()
+            }
+            Converter::Date => {
+                let d = temporal::read_date(b);
+                PyDate::new(py, d.year as i32, d.month as u8, d.day as u8)?.into_any().unbind()
+            }
+            Converter::Time => {
+                let (h, m, s, us) = temporal::parse_time(b).ok_or_else(|| bad("time"))?;
+                PyTime::new(py, h, m, s, us, None)?.into_any().unbind()
+            }
+            Converter::Timestamp => {
+                let t = temporal::read_timestamp(b);
+                if t.fraction % 1000 != 0 {
+                    return Err(errors::data_error(
+                        py,
+                        "22008",
+                        format!("column {column:?}: timestamp has sub-microsecond precision ({} ns), which datetime cannot hold", t.fraction),
+                    ));
+                }
+                PyDateTime::new(
+                    py,
+                    t.year as i32,
+                    t.month as u8,
+                    t.day as u8,
+                    t.hour as u8,
+                    t.minute as u8,
+                    t.second as u8,
+                    t.fraction / 1000,
+                    None,
+                )?
+                .into_any()
+                .unbind()
+            }
+            Converter::Guid => {
+                let raw = guid::guid_to_rfc_bytes(b);
+                let kwargs = PyDict::new(py);
+                kwargs.set_item("bytes", PyBytes::new(py, &raw))?;
+                py_types(py)?.uuid.bind(py).call((), Some(&kwargs))?.unbind()
+            }
+            Converter::User(f) => f.bind(py).call1((PyBytes::new(py, b),))?.unbind(),
+        })
+    }
+}
+
+fn decode_error(py: Python<'_>, column: &str, encoding: &'static str, offset: usize) -> PyErr {
+    errors::to_py(
+        py,
+        fastodbc_core::Error::Decode {
+            column: column.to_string(),
+            encoding,
+            offset,
+        },
+    )
+}

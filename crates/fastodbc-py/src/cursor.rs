@@ -1,0 +1,639 @@
+//! `Cursor`: execute with parameters, then serve rows from fetched blocks. Rows for
+//! `fetchone`, iteration, `fetchmany` and `fetchall` all come from the same block, so iterating
+//! costs what `fetchall` costs.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+
+use fastodbc_core::params::{split_runs, NullType};
+use fastodbc_core::sqlscan::count_markers;
+use fastodbc_core::types::text::to_utf16;
+use fastodbc_core::{CatalogFunction, ParamBatch, ParamValue, Statement, StatementHandle};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyList, PyString, PyTuple};
+
+use crate::connection::{lock, Connection, Settings};
+use crate::convert::{type_code, Converter};
+use crate::errors::{self, IntoPyResult};
+use crate::params::to_param;
+use crate::row::{ColumnMap, Row};
+
+/// Rows converted from Python objects before they are sent as one parameter array; also the
+/// largest array. Bounds executemany's extra memory to this many rows (or `PARAM_CHUNK_BYTES`).
+const PARAM_CHUNK_ROWS: usize = 1000;
+/// Byte budget of one chunk of converted parameter rows.
+const PARAM_CHUNK_BYTES: usize = 16 * 1024 * 1024;
+
+/// What the current result set needs to turn block cells into rows.
+struct ResultView {
+    description: Py<PyTuple>,
+    columns: Py<ColumnMap>,
+    converters: Vec<Converter>,
+    names: Vec<String>,
+    /// Next row of the block to serve.
+    pos: usize,
+}
+
+pub struct CursorState {
+    stmt: Option<Statement>,
+    closed: bool,
+    result: Option<ResultView>,
+    rowcount: i64,
+    arraysize: usize,
+    fast_executemany: bool,
+    noscan: bool,
+    timeout_applied: u32,
+    messages: Vec<(String, String)>,
+}
+
+pub struct CursorShared {
+    state: Mutex<CursorState>,
+    cancel: Mutex<Option<StatementHandle>>,
+}
+
+impl CursorShared {
+    /// Frees the statement handle; the cursor answers ProgrammingError afterwards.
+    pub fn close(&self, py: Python<'_>) {
+        *lock(py, &self.cancel) = None;
+        let mut st = lock(py, &self.state);
+        st.result = None;
+        st.stmt = None;
+        st.closed = true;
+    }
+}
+
+#[pyclass(subclass, frozen, weakref, module = "fastodbc._native")]
+pub struct Cursor {
+    connection: Py<Connection>,
+    shared: Arc<CursorShared>,
+}
+
+fn message_tuples(records: &[fastodbc_core::DiagRecord]) -> Vec<(String, String)> {
+    records
+        .iter()
+        .map(|r| (format!("[{}] ({})", r.sqlstate, r.native), r.message.clone()))
+        .collect()
+}
+
+/// Parameters given as varargs, or as one list/tuple (pyodbc accepts both).
+fn param_sequence<'py>(params: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
+    if params.len() == 1 {
+        let first = params.get_item(0)?;
+        if first.downcast::<PyTuple>().is_ok() || first.downcast::<PyList>().is_ok() || first.downcast::<Row>().is_ok() {
+            return Ok(first);
+        }
+    }
+    Ok(params.clone().into_any())
+}
+
+fn approx_bytes(v: &ParamValue) -> usize {
+    match v {
+        ParamValue::Text(s) => s.len() * 2 + 8,
+        ParamValue::Bytes(b) => b.len() + 8,
+        ParamValue::Decimal { text, .. } => text.len() + 8,
+        _ => 16,
+    }
+}
+
+impl Cursor {
+    fn conn(&self) -> &Connection {
+        self.connection.get()
+    }
+
+    /// The state, for one operation. A cursor is used by one thread at a time; a second thread
+    /// gets an error instead of a deadlock with the GIL.
+    fn state(&self, py: Python<'_>) -> PyResult<MutexGuard<'_, CursorState>> {
+        let st = match self.shared.state.try_lock() {
+            Ok(g) => g,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => {
+                return Err(errors::programming(py, "The cursor is in use by another thread."))
+            }
+        };
+        if st.closed {
+            return Err(errors::programming(py, "Attempt to use a closed cursor."));
+        }
+        self.conn().check_open(py)?;
+        Ok(st)
+    }
+
+    /// Creates the statement handle on first use.
+    fn statement<'a>(&self, py: Python<'_>, st: &'a mut CursorState) -> PyResult<&'a mut Statement> {
+        if st.stmt.is_none() {
+            let guard = lock(py, &self.conn().shared.conn);
+            let Some(conn) = guard.as_ref() else {
+                return Err(errors::programming(py, "Attempt to use a closed connection."));
+            };
+            let stmt = Statement::new(conn).py(py)?;
+            *lock(py, &self.shared.cancel) = Some(stmt.handle());
+            st.stmt = Some(stmt);
+        }
+        match st.stmt.as_mut() {
+            Some(s) => Ok(s),
+            None => Err(errors::programming(py, "Attempt to use a closed cursor.")),
+        }
+    }
+
+    fn settings(&self, py: Python<'_>) -> Settings {
+        lock(py, &self.conn().shared.settings).clone()
+    }
+
+    /// After an execute: row count, then describe and bind the result set if there is one.
+    fn open_result(&self, py: Python<'_>, st: &mut CursorState, settings: &Settings) -> PyResult<()> {
+        st.result = None;
+        let stmt = self.statement(py, st)?;
+        let rowcount = stmt.row_count().unwrap_or(-1);
+        let decoding = &settings.decoding;
+        let has_result = py.allow_threads(|| stmt.open_result(decoding, settings.block_bytes)).py(py)?;
+        let messages = message_tuples(&stmt.messages);
+        let view = match (has_result, stmt.result.as_ref()) {
+            (true, Some(rs)) => Some(self.result_view(py, rs)?),
+            _ => None,
+        };
+        st.messages.extend(messages);
+        st.rowcount = rowcount;
+        st.result = view;
+        Ok(())
+    }
+
+    /// Converters and description for a freshly described result set.
+    fn result_view(&self, py: Python<'_>, rs: &fastodbc_core::statement::ResultSet) -> PyResult<ResultView> {
+        let user = lock(py, &self.conn().shared.converters);
+        let mut converters = Vec::with_capacity(rs.plan.columns.len());
+        let mut names = Vec::with_capacity(rs.plan.columns.len());
+        let mut desc = Vec::with_capacity(rs.plan.columns.len());
+        for c in &rs.plan.columns {
+            let user_fn = user.get(&c.desc.sql_type).map(|f| f.clone_ref(py));
+            converters.push(Converter::for_column(c, user_fn));
+            names.push(c.desc.name.clone());
+            let d = &c.desc;
+            desc.push(PyTuple::new(
+                py,
+                [
+                    PyString::new(py, &d.name).into_any(),
+                    type_code(py, c.kind)?.into_any(),
+                    py.None().into_bound(py),
+                    d.size.into_pyobject(py)?.into_any(),
+                    d.size.into_pyobject(py)?.into_any(),
+                    d.digits.into_pyobject(py)?.into_any(),
+                    PyBool::new(py, d.nullable).to_owned().into_any(),
+                ],
+            )?);
+        }
+        drop(user);
+        let description = PyTuple::new(py, desc)?.unbind();
+        let columns = Py::new(py, ColumnMap::new(&names, description.clone_ref(py)))?;
+        Ok(ResultView {
+            description,
+            columns,
+            converters,
+            names,
+            pos: 0,
+        })
+    }
+
+    fn apply_timeout(&self, py: Python<'_>, st: &mut CursorState) -> PyResult<()> {
+        let timeout = self.conn().timeout_value();
+        if timeout != st.timeout_applied {
+            self.statement(py, st)?.set_query_timeout(timeout).py(py)?;
+            st.timeout_applied = timeout;
+        }
+        Ok(())
+    }
+
+    fn execute_impl(&self, py: Python<'_>, sql: &str, params: &Bound<'_, PyAny>) -> PyResult<()> {
+        let settings = self.settings(py);
+        let mut guard = self.state(py)?;
+        let st = &mut *guard;
+        st.result = None;
+        st.messages.clear();
+        st.rowcount = -1;
+        let mut values = Vec::new();
+        for (i, p) in params.try_iter()?.enumerate() {
+            values.push(to_param(py, &p?, i, settings.refuse_nul)?);
+        }
+        if !st.noscan {
+            let markers = count_markers(sql);
+            if markers != values.len() {
+                return Err(errors::programming(
+                    py,
+                    format!(
+                        "The SQL contains {markers} parameter markers, but {} parameters were supplied",
+                        values.len()
+                    ),
+                ));
+            }
+        }
+        self.apply_timeout(py, st)?;
+        let stmt = self.statement(py, st)?;
+        let sql16 = to_utf16(sql);
+        let encoding = settings.encoding;
+        let r = py.allow_threads(|| {
+            stmt.reset();
+            if !values.is_empty() {
+                stmt.bind_params(ParamBatch::build(&[values], encoding, &[])?)?;
+            }
+            stmt.exec_direct(&sql16)
+        });
+        st.messages = message_tuples(&stmt.messages);
+        r.py(py)?;
+        self.open_result(py, st, &settings)
+    }
+
+    fn executemany_impl(&self, py: Python<'_>, sql: &str, seq: &Bound<'_, PyAny>) -> PyResult<()> {
+        let settings = self.settings(py);
+        let mut guard = self.state(py)?;
+        let st = &mut *guard;
+        st.result = None;
+        st.messages.clear();
+        st.rowcount = -1;
+        let max_rows = if st.fast_executemany { PARAM_CHUNK_ROWS } else { 1 };
+        let markers = if st.noscan { None } else { Some(count_markers(sql)) };
+        self.apply_timeout(py, st)?;
+        let stmt = self.statement(py, st)?;
+        let sql16 = to_utf16(sql);
+        py.allow_threads(|| {
+            stmt.reset();
+            stmt.prepare(&sql16)
+        })
+        .py(py)?;
+        let mut total: i64 = 0;
+        let mut any_count = false;
+        let mut null_types: Vec<Option<NullType>> = Vec::new();
+        let mut iter = seq.try_iter()?;
+        let mut row_index = 0usize;
+        let mut messages = Vec::new();
+        loop {
+            let mut rows: Vec<Vec<ParamValue>> = Vec::new();
+            let mut bytes = 0usize;
+            for item in iter.by_ref() {
+                let item = item?;
+                let mut row = Vec::new();
+                for (i, p) in item.try_iter()?.enumerate() {
+                    let v = to_param(py, &p?, i, settings.refuse_nul)?;
+                    bytes += approx_bytes(&v);
+                    row.push(v);
+                }
+                let expected = markers.unwrap_or_else(|| rows.first().map_or(row.len(), |r| r.len()));
+                if row.len() != expected {
+                    return Err(errors::programming(
+                        py,
+                        format!(
+                            "The SQL contains {expected} parameter markers, but row {row_index} has {} parameters",
+                            row.len()
+                        ),
+                    ));
+                }
+                row_index += 1;
+                rows.push(row);
+                if rows.len() >= PARAM_CHUNK_ROWS || bytes >= PARAM_CHUNK_BYTES {
+                    break;
+                }
+            }
+            if rows.is_empty() {
+                break;
+            }
+            for run in split_runs(&rows, max_rows) {
+                let part = &rows[run];
+                let width = part[0].len();
+                if null_types.len() < width {
+                    null_types.resize(width, None);
+                }
+                // Columns NULL in every row of the run: ask the driver for the marker's type once.
+                for (c, slot) in null_types.iter_mut().enumerate().take(width) {
+                    if slot.is_none() && part.iter().all(|r| matches!(r[c], ParamValue::Null)) {
+                        *slot = Some(stmt.describe_param(c));
+                    }
+                }
+                let described: Vec<NullType> = null_types.iter().map(|t| t.flatten()).collect();
+                let encoding = settings.encoding;
+                let r = py.allow_threads(|| {
+                    stmt.bind_params(ParamBatch::build(part, encoding, &described)?)?;
+                    stmt.execute()?;
+                    let n = stmt.row_count().unwrap_or(-1);
+                    // Discard any result sets the statement produced.
+                    stmt.close_cursor();
+                    Ok::<_, fastodbc_core::Error>(n)
+                });
+                messages.extend(message_tuples(&stmt.messages));
+                let n = r.py(py)?;
+                if n >= 0 {
+                    total += n;
+                    any_count = true;
+                }
+            }
+        }
+        st.messages = messages;
+        st.rowcount = if any_count { total } else { -1 };
+        Ok(())
+    }
+
+    /// Serves the next row, fetching a new block when the current one is used up.
+    fn next_row(&self, py: Python<'_>, st: &mut CursorState) -> PyResult<Option<Py<Row>>> {
+        let (Some(view), Some(stmt)) = (st.result.as_mut(), st.stmt.as_mut()) else {
+            return Err(errors::programming(py, "No results.  Previous SQL was not a query."));
+        };
+        let in_block = stmt.result.as_ref().map_or(0, |r| r.block.len());
+        if view.pos >= in_block {
+            let n = py.allow_threads(|| stmt.fetch_block()).py(py)?;
+            view.pos = 0;
+            if n == 0 {
+                return Ok(None);
+            }
+        }
+        let Some(rs) = stmt.result.as_ref() else {
+            return Ok(None);
+        };
+        let row = make_row(py, view, &rs.block, view.pos)?;
+        view.pos += 1;
+        Ok(Some(row))
+    }
+
+    /// Up to `limit` rows (all when None), converted block by block.
+    fn fetch_rows<'py>(&self, py: Python<'py>, limit: Option<usize>) -> PyResult<Bound<'py, PyList>> {
+        let mut guard = self.state(py)?;
+        let st = &mut *guard;
+        let (Some(view), Some(stmt)) = (st.result.as_mut(), st.stmt.as_mut()) else {
+            return Err(errors::programming(py, "No results.  Previous SQL was not a query."));
+        };
+        let out = PyList::empty(py);
+        let mut left = limit.unwrap_or(usize::MAX);
+        while left > 0 {
+            let in_block = stmt.result.as_ref().map_or(0, |r| r.block.len());
+            if view.pos >= in_block {
+                let n = py.allow_threads(|| stmt.fetch_block()).py(py)?;
+                view.pos = 0;
+                if n == 0 {
+                    break;
+                }
+            }
+            let Some(rs) = stmt.result.as_ref() else {
+                break;
+            };
+            let end = rs.block.len().min(view.pos.saturating_add(left));
+            for r in view.pos..end {
+                out.append(make_row(py, view, &rs.block, r)?)?;
+            }
+            left -= end - view.pos;
+            view.pos = end;
+        }
+        Ok(out)
+    }
+}
+
+impl Drop for Cursor {
+    fn drop(&mut self) {
+        // Free the statement before the connection reference (a field) is released: freeing
+        // the connection first would leave a dangling statement handle.
+        *self.shared.cancel.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        let mut st = self.shared.state.lock().unwrap_or_else(|p| p.into_inner());
+        st.result = None;
+        st.stmt = None;
+    }
+}
+
+#[inline]
+fn make_row(py: Python<'_>, view: &ResultView, block: &fastodbc_core::RowBlock, row: usize) -> PyResult<Py<Row>> {
+    let mut values = Vec::with_capacity(view.converters.len());
+    for (c, conv) in view.converters.iter().enumerate() {
+        values.push(conv.convert(py, block.cell(c, row), &view.names[c])?);
+    }
+    Py::new(
+        py,
+        Row {
+            values,
+            columns: view.columns.clone_ref(py),
+        },
+    )
+}
+
+#[pymethods]
+impl Cursor {
+    #[new]
+    fn new(py: Python<'_>, connection: &Bound<'_, Connection>) -> PyResult<Self> {
+        let conn = connection.get();
+        conn.check_open(py)?;
+        let shared = Arc::new(CursorShared {
+            state: Mutex::new(CursorState {
+                stmt: None,
+                closed: false,
+                result: None,
+                rowcount: -1,
+                arraysize: 1,
+                fast_executemany: true,
+                noscan: false,
+                timeout_applied: 0,
+                messages: Vec::new(),
+            }),
+            cancel: Mutex::new(None),
+        });
+        let mut cursors = lock(py, &conn.shared.cursors);
+        cursors.retain(|w| w.strong_count() > 0);
+        cursors.push(Arc::downgrade(&shared));
+        Ok(Cursor {
+            connection: connection.clone().unbind(),
+            shared,
+        })
+    }
+
+    /// Executes `sql` with parameters given as varargs or as one sequence; returns the cursor.
+    #[pyo3(signature = (sql, *params))]
+    fn execute<'py>(slf: &Bound<'py, Self>, sql: &str, params: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, Self>> {
+        let py = slf.py();
+        let params = param_sequence(params)?;
+        slf.get().execute_impl(py, sql, &params)?;
+        Ok(slf.clone())
+    }
+
+    /// Executes `sql` once per parameter row, as parameter arrays when `fast_executemany`.
+    fn executemany<'py>(slf: &Bound<'py, Self>, sql: &str, seq_of_parameters: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
+        slf.get().executemany_impl(slf.py(), sql, seq_of_parameters)?;
+        Ok(slf.clone())
+    }
+
+    /// The next row, or None when the result set is exhausted.
+    fn fetchone(&self, py: Python<'_>) -> PyResult<Option<Py<Row>>> {
+        let mut st = self.state(py)?;
+        self.next_row(py, &mut st)
+    }
+
+    /// Up to `size` rows (default `arraysize`).
+    #[pyo3(signature = (size=None))]
+    fn fetchmany<'py>(&self, py: Python<'py>, size: Option<usize>) -> PyResult<Bound<'py, PyList>> {
+        let size = match size {
+            Some(s) => s,
+            None => self.state(py)?.arraysize,
+        };
+        self.fetch_rows(py, Some(size))
+    }
+
+    /// All remaining rows.
+    fn fetchall<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.fetch_rows(py, None)
+    }
+
+    /// The first column of the next row, or None if there is no row.
+    fn fetchval(&self, py: Python<'_>) -> PyResult<PyObject> {
+        let mut st = self.state(py)?;
+        match self.next_row(py, &mut st)? {
+            Some(row) => {
+                let row = row.borrow(py);
+                Ok(row.values.first().map_or_else(|| py.None(), |v| v.clone_ref(py)))
+            }
+            None => Ok(py.None()),
+        }
+    }
+
+    /// Skips `count` rows.
+    fn skip(&self, py: Python<'_>, count: usize) -> PyResult<()> {
+        let mut st = self.state(py)?;
+        for _ in 0..count {
+            if self.next_row(py, &mut st)?.is_none() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn __iter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<Row>>> {
+        let mut st = self.state(py)?;
+        self.next_row(py, &mut st)
+    }
+
+    /// Moves to the next result set; False when there is none.
+    fn nextset(&self, py: Python<'_>) -> PyResult<bool> {
+        let settings = self.settings(py);
+        let mut guard = self.state(py)?;
+        let st = &mut *guard;
+        st.result = None;
+        let stmt = self.statement(py, st)?;
+        let more = py.allow_threads(|| stmt.more_results()).py(py)?;
+        if !more {
+            st.rowcount = -1;
+            return Ok(false);
+        }
+        self.open_result(py, st, &settings)?;
+        Ok(true)
+    }
+
+    /// Closes the cursor and frees its statement handle.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        self.shared.close(py);
+        Ok(())
+    }
+
+    /// Asks the driver to cancel the statement running on this cursor (from another thread).
+    fn cancel(&self, py: Python<'_>) -> PyResult<()> {
+        let guard = lock(py, &self.shared.cancel);
+        if let Some(h) = guard.as_ref() {
+            let h = *h;
+            py.allow_threads(|| h.cancel()).py(py)?;
+        }
+        Ok(())
+    }
+
+    /// Runs a catalog function; `kind` is "tables", "columns" or "primaryKeys".
+    #[pyo3(signature = (kind, *args))]
+    fn _catalog<'py>(slf: &Bound<'py, Self>, kind: &str, args: Vec<Option<String>>) -> PyResult<Bound<'py, Self>> {
+        let py = slf.py();
+        let this = slf.get();
+        let function = match kind {
+            "tables" => CatalogFunction::Tables,
+            "columns" => CatalogFunction::Columns,
+            "primaryKeys" => CatalogFunction::PrimaryKeys,
+            _ => return Err(errors::programming(py, format!("unknown catalog function {kind}"))),
+        };
+        let settings = this.settings(py);
+        let mut guard = this.state(py)?;
+        let st = &mut *guard;
+        st.result = None;
+        st.messages.clear();
+        let stmt = this.statement(py, st)?;
+        let wide: Vec<Option<Vec<u16>>> = args.iter().map(|a| a.as_deref().map(to_utf16)).collect();
+        py.allow_threads(|| {
+            stmt.reset();
+            stmt.catalog(function, &wide)
+        })
+        .py(py)?;
+        this.open_result(py, st, &settings)?;
+        Ok(slf.clone())
+    }
+
+    /// Accepted for DB-API compatibility; parameter sizes come from the values.
+    fn setinputsizes(&self, _sizes: &Bound<'_, PyAny>) {}
+
+    /// Accepted for DB-API compatibility; long columns are always read whole.
+    #[pyo3(signature = (size, column=None))]
+    fn setoutputsize(&self, size: isize, column: Option<isize>) {
+        let _ = (size, column);
+    }
+
+    /// 7-item tuples (name, type_code, None, size, size, scale, nullable), or None.
+    #[getter]
+    fn description(&self, py: Python<'_>) -> PyResult<Option<Py<PyTuple>>> {
+        let st = self.state(py)?;
+        Ok(st.result.as_ref().map(|v| v.description.clone_ref(py)))
+    }
+
+    /// Rows affected by the last execute (or -1 when unknown).
+    #[getter]
+    fn rowcount(&self, py: Python<'_>) -> PyResult<i64> {
+        Ok(self.shared.state.try_lock().map(|s| s.rowcount).unwrap_or_else(|_| {
+            let _ = py;
+            -1
+        }))
+    }
+
+    #[getter]
+    fn get_arraysize(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(lock(py, &self.shared.state).arraysize)
+    }
+
+    #[setter]
+    fn set_arraysize(&self, py: Python<'_>, value: usize) {
+        lock(py, &self.shared.state).arraysize = value.max(1);
+    }
+
+    #[getter]
+    fn get_fast_executemany(&self, py: Python<'_>) -> bool {
+        lock(py, &self.shared.state).fast_executemany
+    }
+
+    #[setter]
+    fn set_fast_executemany(&self, py: Python<'_>, value: bool) {
+        lock(py, &self.shared.state).fast_executemany = value;
+    }
+
+    /// When True, the SQL is not scanned for parameter markers before execution.
+    #[getter]
+    fn get_noscan(&self, py: Python<'_>) -> bool {
+        lock(py, &self.shared.state).noscan
+    }
+
+    #[setter]
+    fn set_noscan(&self, py: Python<'_>, value: bool) {
+        lock(py, &self.shared.state).noscan = value;
+    }
+
+    /// Informational messages (SQL_SUCCESS_WITH_INFO) of the last operation.
+    #[getter]
+    fn messages(&self, py: Python<'_>) -> Vec<(String, String)> {
+        lock(py, &self.shared.state).messages.clone()
+    }
+
+    /// The connection this cursor belongs to.
+    #[getter]
+    fn connection(&self, py: Python<'_>) -> Py<Connection> {
+        self.connection.clone_ref(py)
+    }
+
+    /// True once closed (or its connection closed).
+    #[getter]
+    fn closed(&self, py: Python<'_>) -> bool {
+        lock(py, &self.shared.state).closed || self.conn().shared.closed.load(Ordering::Acquire)
+    }
+}

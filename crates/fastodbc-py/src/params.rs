@@ -1,0 +1,123 @@
+//! Python parameter objects to `ParamValue`: the bind-direction type table's Python side.
+//! `execute` and `executemany` both go through `to_param`.
+
+use fastodbc_core::ffi::{SqlDate, SqlTimestamp};
+use fastodbc_core::types::{guid, numeric};
+use fastodbc_core::ParamValue;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDate, PyDateAccess, PyDateTime, PyFloat, PyInt, PyMemoryView, PyString, PyTime, PyTimeAccess, PyTuple};
+
+use crate::convert::py_types;
+use crate::errors;
+
+/// Converts parameter `index` (0-based) of a row. `refuse_nul` rejects text with an embedded
+/// NUL, which drivers that cut strings there would store shortened without a word.
+pub fn to_param(py: Python<'_>, obj: &Bound<'_, PyAny>, index: usize, refuse_nul: bool) -> PyResult<ParamValue> {
+    if obj.is_none() {
+        return Ok(ParamValue::Null);
+    }
+    if let Ok(s) = obj.downcast::<PyString>() {
+        let s = s.to_str()?;
+        if refuse_nul && s.contains('\0') {
+            return Err(errors::data_error(
+                py,
+                "22000",
+                format!("parameter {index}: the string contains a NUL character, which this driver would silently truncate"),
+            ));
+        }
+        return Ok(ParamValue::Text(s.to_owned()));
+    }
+    if let Ok(b) = obj.downcast::<PyBool>() {
+        return Ok(ParamValue::Bool(b.is_true()));
+    }
+    if let Ok(i) = obj.downcast::<PyInt>() {
+        return match i.extract::<i64>() {
+            Ok(v) => Ok(ParamValue::Int(v)),
+            Err(_) => {
+                // Beyond 64 bits: exact, as NUMERIC, up to the 38 digits databases accept.
+                let text = i.str()?.to_string();
+                let digits = text.trim_start_matches('-');
+                if digits.len() > 38 {
+                    return Err(errors::data_error(
+                        py,
+                        "22003",
+                        format!("parameter {index}: integer {text} has more than 38 digits and fits no SQL numeric type"),
+                    ));
+                }
+                Ok(ParamValue::Decimal {
+                    precision: digits.len() as u16,
+                    scale: 0,
+                    text,
+                })
+            }
+        };
+    }
+    if let Ok(f) = obj.downcast::<PyFloat>() {
+        return Ok(ParamValue::Float(f.value()));
+    }
+    if let Ok(b) = obj.downcast::<PyBytes>() {
+        return Ok(ParamValue::Bytes(b.as_bytes().to_vec()));
+    }
+    if let Ok(b) = obj.downcast::<PyByteArray>() {
+        return Ok(ParamValue::Bytes(b.to_vec()));
+    }
+    if obj.downcast::<PyMemoryView>().is_ok() {
+        let b: Vec<u8> = obj.call_method0("tobytes")?.extract()?;
+        return Ok(ParamValue::Bytes(b));
+    }
+    // datetime before date: datetime is a date subclass.
+    if let Ok(dt) = obj.downcast::<PyDateTime>() {
+        return Ok(ParamValue::Timestamp(SqlTimestamp {
+            year: dt.get_year() as i16,
+            month: dt.get_month() as u16,
+            day: dt.get_day() as u16,
+            hour: dt.get_hour() as u16,
+            minute: dt.get_minute() as u16,
+            second: dt.get_second() as u16,
+            fraction: dt.get_microsecond() * 1000,
+        }));
+    }
+    if let Ok(d) = obj.downcast::<PyDate>() {
+        return Ok(ParamValue::Date(SqlDate {
+            year: d.get_year() as i16,
+            month: d.get_month() as u16,
+            day: d.get_day() as u16,
+        }));
+    }
+    if let Ok(t) = obj.downcast::<PyTime>() {
+        return Ok(ParamValue::Time(t.get_hour(), t.get_minute(), t.get_second(), t.get_microsecond()));
+    }
+    let types = py_types(py)?;
+    if obj.is_instance(types.decimal.bind(py))? {
+        return decimal_param(py, obj, index);
+    }
+    if obj.is_instance(types.uuid.bind(py))? {
+        let raw: [u8; 16] = obj.getattr("bytes")?.extract()?;
+        return Ok(ParamValue::Guid(guid::guid_from_rfc_bytes(&raw)));
+    }
+    Err(errors::programming(
+        py,
+        format!(
+            "Invalid parameter type.  param-index={index} param-type={}",
+            obj.get_type().name()?
+        ),
+    ))
+}
+
+fn decimal_param(py: Python<'_>, obj: &Bound<'_, PyAny>, index: usize) -> PyResult<ParamValue> {
+    let t = obj.call_method0("as_tuple")?;
+    let t = t.downcast::<PyTuple>()?;
+    let sign: i64 = t.get_item(0)?.extract()?;
+    let exponent = t.get_item(2)?;
+    let Ok(exponent) = exponent.extract::<i32>() else {
+        return Err(errors::data_error(
+            py,
+            "22003",
+            format!("parameter {index}: {} cannot be stored in a SQL numeric", obj.str()?),
+        ));
+    };
+    let digits: Vec<u8> = t.get_item(1)?.extract()?;
+    let text: String = digits.iter().map(|d| (b'0' + d) as char).collect();
+    let (text, precision, scale) = numeric::plain_decimal(sign == 1, &text, exponent);
+    Ok(ParamValue::Decimal { text, precision, scale })
+}

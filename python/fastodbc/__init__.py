@@ -1,0 +1,147 @@
+"""fastodbc: a fast, pyodbc-compatible DB-API 2.0 driver for ODBC with a Rust core.
+
+``import fastodbc as pyodbc`` keeps pyodbc code working: ``connect``, ``Cursor``, ``Row``,
+``fetchval``, ``executemany`` / ``fast_executemany``, ``nextset``, ``description`` and the
+exception classes behave as pyodbc's do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from . import _native, connstr
+from .connection import Connection
+from .constants import *  # noqa: F403 - pyodbc's module constants
+from .constants import __all__ as _constant_names
+from .cursor import Cursor
+from .dbapi import (
+    BINARY,
+    DATETIME,
+    NUMBER,
+    ROWID,
+    STRING,
+    Binary,
+    Date,
+    DateFromTicks,
+    Time,
+    TimeFromTicks,
+    Timestamp,
+    TimestampFromTicks,
+)
+from .errors import (
+    DatabaseError,
+    DataError,
+    Error,
+    IntegrityError,
+    InterfaceError,
+    InternalError,
+    NotSupportedError,
+    OperationalError,
+    ProgrammingError,
+    Warning,
+)
+
+Row = _native.Row
+
+__version__ = "0.1.0"
+#: pyodbc exposes its version as ``pyodbc.version``.
+version = __version__
+apilevel = "2.0"
+#: Threads may share the module, not connections (DB-API level 1).
+threadsafety = 1
+paramstyle = "qmark"
+#: Accepted for pyodbc compatibility; driver-manager pooling is left to unixODBC's settings.
+pooling = True
+#: Accepted for pyodbc compatibility; column names are returned as the driver reports them.
+lowercase = False
+#: GUID columns are always returned as ``uuid.UUID``.
+native_uuid = True
+
+
+def connect(
+    connstring: str | None = None,
+    /,
+    *,
+    autocommit: bool = False,
+    timeout: int = 0,
+    readonly: bool = False,
+    attrs_before: Mapping[int, Any] | None = None,
+    encoding: str | None = None,
+    ansi: bool = False,
+    **kwargs: Any,
+) -> Connection:
+    """Opens a connection.
+
+    Args:
+        connstring: an ODBC connection string (``"Driver={SQLite3};Database=app.db"``) or a
+            DSN reference (``"DSN=name"``).
+        autocommit: commit after every statement instead of in explicit transactions.
+        timeout: login timeout in seconds (0: the driver's default).
+        readonly: ask the driver for a read-only connection (``SQL_ATTR_ACCESS_MODE``).
+        attrs_before: connection attributes (``{SQL_ATTR_*: value}``) set before connecting.
+        encoding: how ``str`` parameters are sent: ``"utf-16le"`` (default) or ``"utf-8"``.
+        ansi: accepted for pyodbc compatibility; fastodbc always uses the wide ODBC API.
+        **kwargs: further connection-string attributes (``user=...``, ``Port=...``), escaped.
+    """
+    del ansi
+    text = connstr.build(connstring, kwargs)
+    if not text:
+        raise InterfaceError("IM002", "No connection string or keyword attributes given")
+    conn = Connection(
+        text,
+        autocommit=autocommit,
+        timeout=timeout,
+        readonly=readonly,
+        attrs_before=dict(attrs_before) if attrs_before else None,
+    )
+    if encoding is not None:
+        conn.setencoding(encoding=encoding)
+    return conn
+
+
+def drivers() -> list[str]:
+    """Names of the ODBC drivers the driver manager knows."""
+    return _native.drivers()
+
+
+def dataSources() -> dict[str, str]:  # noqa: N802 - pyodbc's name
+    """Data source names mapped to their driver descriptions."""
+    return dict(_native.data_sources())
+
+
+__all__ = [
+    "BINARY",
+    "DATETIME",
+    "NUMBER",
+    "ROWID",
+    "STRING",
+    "Binary",
+    "Connection",
+    "Cursor",
+    "DataError",
+    "DatabaseError",
+    "Date",
+    "DateFromTicks",
+    "Error",
+    "IntegrityError",
+    "InterfaceError",
+    "InternalError",
+    "NotSupportedError",
+    "OperationalError",
+    "ProgrammingError",
+    "Row",
+    "Time",
+    "TimeFromTicks",
+    "Timestamp",
+    "TimestampFromTicks",
+    "Warning",
+    "apilevel",
+    "connect",
+    "dataSources",
+    "drivers",
+    "paramstyle",
+    "threadsafety",
+    "version",
+    *_constant_names,
+]

@@ -1,0 +1,99 @@
+"""``Connection``: the Python surface over the native connection."""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Any
+
+from . import _native
+from .constants import SQL_CHAR, SQL_WCHAR, SQL_WMETADATA
+from .cursor import Cursor
+from .errors import NotSupportedError
+
+__all__ = ["Connection"]
+
+_UTF16 = {"utf-16", "utf-16le", "utf16", "utf16le", "utf_16", "utf_16_le"}
+_UTF8 = {"utf-8", "utf8", "utf_8"}
+
+
+def _normalise(encoding: str) -> str:
+    return encoding.lower().replace(" ", "")
+
+
+class Connection(_native.Connection):
+    """An open ODBC connection (``fastodbc.connect()`` returns one).
+
+    As in pyodbc, a connection used as a context manager commits when the block succeeds and
+    rolls back when it raises; it is not closed.
+    """
+
+    def cursor(self) -> Cursor:
+        """A new cursor on this connection."""
+        return Cursor(self)
+
+    def execute(self, sql: str, *params: Any) -> Cursor:
+        """Creates a cursor, executes ``sql`` on it and returns it."""
+        return self.cursor().execute(sql, *params)
+
+    def setdecoding(
+        self, sqltype: int, encoding: str | None = None, ctype: int | None = None
+    ) -> None:
+        """Chooses how text columns of ``sqltype`` (SQL_CHAR or SQL_WCHAR) are fetched.
+
+        ``utf-8`` fetches SQL_C_CHAR and decodes UTF-8 in Rust; ``utf-16le`` fetches SQL_C_WCHAR
+        and decodes UTF-16 in Rust; any other Python codec fetches SQL_C_CHAR bytes and decodes
+        them with that codec. ``ctype`` (SQL_CHAR / SQL_WCHAR) may force the C type.
+        SQL_WMETADATA is accepted and ignored: metadata always uses the wide API.
+        """
+        if sqltype == SQL_WMETADATA:
+            return
+        if sqltype not in (SQL_CHAR, SQL_WCHAR):
+            raise ValueError("sqltype must be SQL_CHAR, SQL_WCHAR or SQL_WMETADATA")
+        if encoding is None:
+            encoding = "utf-16le" if (ctype == SQL_WCHAR or sqltype == SQL_WCHAR) else "utf-8"
+        enc = _normalise(encoding)
+        if enc in _UTF16:
+            if ctype == SQL_CHAR:
+                raise NotSupportedError("HYC00", "UTF-16 text needs ctype SQL_WCHAR")
+            kind = "utf16"
+        elif ctype == SQL_WCHAR:
+            raise NotSupportedError("HYC00", f"ctype SQL_WCHAR needs a UTF-16 encoding, not {encoding}")
+        elif enc in _UTF8:
+            kind = "utf8"
+        else:
+            "".encode(encoding)  # LookupError for an unknown codec, now rather than per value
+            kind = "codec"
+        self._set_decoding(sqltype == SQL_WCHAR, kind, encoding)
+
+    def getdecoding(self, sqltype: int) -> tuple[str, int]:
+        """``(encoding, ctype)`` used for text columns of ``sqltype``."""
+        kind, name = self._get_decoding(sqltype == SQL_WCHAR)
+        return name, SQL_WCHAR if kind == "utf16" else SQL_CHAR
+
+    def setencoding(self, encoding: str | None = None, ctype: int | None = None) -> None:
+        """Chooses how ``str`` parameters are sent: UTF-16 (SQL_C_WCHAR) or UTF-8 (SQL_C_CHAR)."""
+        enc = _normalise(encoding or ("utf-8" if ctype == SQL_CHAR else "utf-16le"))
+        if enc in _UTF16 and ctype in (None, SQL_WCHAR):
+            self._set_encoding(True)
+        elif enc in _UTF8 and ctype in (None, SQL_CHAR):
+            self._set_encoding(False)
+        else:
+            raise NotSupportedError(
+                "HYC00", f"parameter text can be sent as UTF-16 or UTF-8, not {encoding}"
+            )
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self.closed or self.autocommit:
+            return
+        if exc_type is None:
+            self.commit()
+        else:
+            self.rollback()

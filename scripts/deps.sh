@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Install everything the project needs; idempotent and fast when nothing is missing.
+#   - Debian packages (unixODBC, the SQLite3 and PostgreSQL ODBC drivers, PostgreSQL, valgrind)
+#   - .venv with the pinned tools of requirements-dev.txt
+#   - checks that the Rust toolchain (rustup's cargo) is reachable
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# python3-venv: `python3 -m venv` needs it when python3 is the Debian one (ensurepip).
+APT_PKGS=(unixodbc unixodbc-dev libsqliteodbc odbc-postgresql postgresql valgrind python3-venv)
+
+missing=()
+for p in "${APT_PKGS[@]}"; do
+    # dpkg -s succeeds for removed-but-configured packages too, so check the status line.
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    echo "deps: installing ${missing[*]}"
+    SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Rust: rustup installs into ~/.cargo, which a non-login shell may not have on PATH.
+# shellcheck disable=SC1091
+[ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
+if ! command -v cargo >/dev/null; then
+    echo "deps: ERROR: cargo not found (install Rust with rustup: https://rustup.rs)" >&2
+    exit 1
+fi
+
+[ -x .venv/bin/python ] || python3 -m venv .venv
+
+# Only run pip when a pinned requirement is absent or at another version (pip itself
+# takes seconds even when everything is satisfied).
+if ! .venv/bin/python - requirements-dev.txt <<'PY'
+import sys
+from importlib.metadata import version, PackageNotFoundError
+bad = []
+for line in open(sys.argv[1]):
+    line = line.split("#")[0].strip()
+    if not line:
+        continue
+    name, _, want = line.partition("==")
+    try:
+        if want and version(name) != want:
+            bad.append(line)
+    except PackageNotFoundError:
+        bad.append(line)
+sys.exit(1 if bad else 0)
+PY
+then
+    echo "deps: pip install -r requirements-dev.txt"
+    .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+fi

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Run the Rust and Python test suites against a throwaway PostgreSQL (scripts/pg.sh).
+# The cluster is stopped whatever happens; the exit code is the first failing suite's.
+# Expects `make build` to have run (the Makefile's `test` target does that first).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck disable=SC1091
+[ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
+export ODBCSYSINI=${ODBCSYSINI:-$PWD/build/odbc} ODBCINI=${ODBCINI:-$PWD/build/odbc/odbc.ini}
+
+trap 'bash scripts/pg.sh stop' EXIT
+trap 'exit 130' INT TERM   # make sure the EXIT trap runs on Ctrl-C / kill too
+bash scripts/pg.sh start || exit 1
+# shellcheck disable=SC1091
+. build/pg.env
+
+rc=0
+# fastodbc-py is a cdylib whose libpython symbols are resolved only when Python loads it,
+# so its test binary can't link; it is covered by pytest instead.
+cargo test --workspace --exclude fastodbc-py || rc=$?
+
+.venv/bin/python -m pytest -q tests || {
+    prc=$?
+    # pytest exits 5 when it collected no test: not a failure of the code under test.
+    if [ "$prc" -eq 5 ]; then echo "test.sh: WARNING: pytest collected no tests" >&2; else ((rc)) || rc=$prc; fi
+}
+exit "$rc"

@@ -1,0 +1,375 @@
+"""Shared fixtures for the fastodbc test suite.
+
+One test, many databases: every test that takes ``backend`` (or ``cnxn`` / ``cursor`` /
+``table``) runs once per profile in PROFILES. A profile carries the driver's quirks as data
+(see :class:`Profile`), so tests state *what* they expect and the profile says how a given
+database/driver pair behaves.
+
+Environment:
+  FASTODBC_TEST_MODULE  module under test (default ``fastodbc``; ``pyodbc`` runs the suite
+                        against the oracle, skipping ``fastodbc_only`` tests)
+  FASTODBC_TEST_PG      PostgreSQL connection string; unset -> PostgreSQL tests skip,
+                        or fail when CI is set.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import hashlib
+import importlib
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Use the project's own driver registry when it exists (the Makefile sets these too), so a
+# bare `pytest` never goes through /etc/odbcinst.ini (whose psqlODBC entry has CommLog=1).
+_ODBC_DIR = ROOT / "build" / "odbc"
+if "ODBCSYSINI" not in os.environ and (_ODBC_DIR / "odbcinst.ini").is_file():
+    os.environ["ODBCSYSINI"] = str(_ODBC_DIR)
+    os.environ.setdefault("ODBCINI", str(_ODBC_DIR / "odbc.ini"))
+
+MODULE_NAME = os.environ.get("FASTODBC_TEST_MODULE", "fastodbc")
+IS_PYODBC = MODULE_NAME == "pyodbc"
+
+
+# --------------------------------------------------------------------------- profiles
+
+
+@dataclasses.dataclass(frozen=True)
+class Profile:
+    """A database + ODBC driver pair, with its documented quirks."""
+
+    name: str
+    connstr: str
+    # -- types
+    ddl_map: dict[str, str]
+    supports_uuid: bool
+    min_date: datetime.date
+    max_date: datetime.date
+    float_digits: int  # significant digits a double keeps through the driver
+    keeps_negative_zero: bool  # -0.0 comes back with its sign
+    supports_nan: bool  # NaN / inf stored and returned as such
+    timestamp_precision: int  # fractional-second digits a TIMESTAMP keeps
+    time_precision: int  # fractional-second digits a TIME keeps
+    numeric_is_float: bool  # NUMERIC(p,s) is described as SQL_DOUBLE -> float
+    max_numeric_precision: int  # digits NUMERIC keeps exactly (as Decimal)
+    char_pads: bool  # CHAR(n) values come back blank-padded
+    int_column_is_64bit: bool  # an INTEGER column accepts values beyond 32 bits
+    # -- statements / results
+    multiple_statements: bool  # "select 1; select 2" in one execute
+    bad_cast_raises: bool  # CAST('abc' AS INTEGER) raises DataError
+    division_by_zero_raises: bool
+    honours_query_timeout: bool
+    has_notices: bool  # server messages (RAISE NOTICE) reach cursor.messages
+    untyped_param_is_text: bool  # `SELECT ?` returns the parameter as str
+    select_rowcount_known: bool  # SQLRowCount after SELECT is the row count
+    # -- errors: (SQLSTATE prefix, exception class name) the driver reports
+    syntax_error: tuple[str, str]
+    unique_violation: tuple[str, str]
+    missing_table: tuple[str, str]
+    statement_level_rollback: bool  # a failed statement leaves the transaction open
+    # -- SQL snippets
+    series_sql: str  # a query with one column `i` = 1..{n}
+    supports_drop_if_exists: bool = True
+
+    def ddl(self, kind: str) -> str:
+        """DDL for an abstract column type ('int', 'bigint', 'text', 'bytes', ...)."""
+        try:
+            return self.ddl_map[kind]
+        except KeyError:
+            raise KeyError(f"profile {self.name!r} has no DDL for {kind!r}") from None
+
+    def series(self, n: int) -> str:
+        return self.series_sql.format(n=int(n))
+
+    def select_rowcounts(self, n: int) -> tuple[int, ...]:
+        """rowcount values allowed after a SELECT returning n rows (DB-API: -1 if unknown)."""
+        # sqliteodbc's SQLRowCount after a SELECT is 0.
+        return (-1, n) if self.select_rowcount_known else (-1, 0, n)
+
+    def float_roundtrip(self, value: float) -> float:
+        """The value a double comes back as, given float_digits significant digits."""
+        if self.float_digits >= 17:
+            return value
+        return float(f"{value:.{self.float_digits}g}")
+
+    def timestamp_roundtrip(self, value: datetime.datetime) -> datetime.datetime:
+        return value.replace(microsecond=_truncate_us(value.microsecond, self.timestamp_precision))
+
+    def time_roundtrip(self, value: datetime.time) -> datetime.time:
+        return value.replace(microsecond=_truncate_us(value.microsecond, self.time_precision))
+
+
+def _truncate_us(us: int, digits: int) -> int:
+    step = 10 ** (6 - digits)
+    return us - us % step
+
+
+_COMMON_DDL = {
+    "int": "INTEGER",
+    "bigint": "BIGINT",
+    "smallint": "SMALLINT",
+    "float": "DOUBLE PRECISION",
+    "real": "REAL",
+    "numeric(18,4)": "NUMERIC(18,4)",
+    "numeric(38,10)": "NUMERIC(38,10)",
+    "numeric(38,0)": "NUMERIC(38,0)",
+    "varchar(10)": "VARCHAR(10)",
+    "varchar(50)": "VARCHAR(50)",
+    "varchar(255)": "VARCHAR(255)",
+    "char(5)": "CHAR(5)",
+    "text": "TEXT",
+    "date": "DATE",
+    "time": "TIME",
+    "bool": "BOOLEAN",
+}
+
+SQLITE_DDL = {
+    **_COMMON_DDL,
+    "float": "DOUBLE",
+    "bytes": "BLOB",
+    "timestamp": "TIMESTAMP",
+    "uuid": "VARCHAR(36)",
+}
+
+POSTGRESQL_DDL = {
+    **_COMMON_DDL,
+    "bytes": "BYTEA",
+    "timestamp": "TIMESTAMP(6)",
+    "uuid": "UUID",
+}
+
+
+def sqlite_profile(path: Path) -> Profile:
+    return Profile(
+        name="sqlite",
+        connstr=f"Driver={{SQLite3}};Database={path};",
+        ddl_map=SQLITE_DDL,
+        supports_uuid=False,
+        min_date=datetime.date(1, 1, 1),
+        max_date=datetime.date(9999, 12, 31),
+        float_digits=15,
+        keeps_negative_zero=False,
+        supports_nan=False,  # NaN is stored as NULL
+        timestamp_precision=3,
+        time_precision=0,
+        numeric_is_float=True,
+        max_numeric_precision=15,
+        char_pads=False,
+        int_column_is_64bit=True,
+        multiple_statements=False,
+        bad_cast_raises=False,  # CAST('abc' AS INTEGER) is 0
+        division_by_zero_raises=False,  # 1/0 is NULL
+        honours_query_timeout=False,
+        has_notices=False,
+        untyped_param_is_text=False,
+        select_rowcount_known=False,
+        syntax_error=("HY000", "Error"),  # sqliteodbc reports every error as HY000
+        unique_violation=("HY000", "Error"),
+        missing_table=("HY000", "Error"),
+        statement_level_rollback=True,
+        series_sql=(
+            "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < {n}) "
+            "SELECT i FROM s"
+        ),
+    )
+
+
+def postgresql_profile(connstr: str) -> Profile:
+    return Profile(
+        name="postgresql",
+        connstr=connstr,
+        ddl_map=POSTGRESQL_DDL,
+        supports_uuid=True,
+        min_date=datetime.date(1, 1, 1),
+        max_date=datetime.date(9999, 12, 31),
+        float_digits=17,
+        keeps_negative_zero=True,
+        supports_nan=True,
+        timestamp_precision=6,
+        time_precision=6,
+        numeric_is_float=False,
+        max_numeric_precision=38,
+        char_pads=True,
+        int_column_is_64bit=False,
+        multiple_statements=True,
+        bad_cast_raises=True,
+        division_by_zero_raises=True,
+        honours_query_timeout=True,
+        has_notices=True,
+        untyped_param_is_text=True,
+        select_rowcount_known=True,  # UseDeclareFetch=0: the driver holds the whole result
+        syntax_error=("42", "ProgrammingError"),
+        unique_violation=("23", "IntegrityError"),
+        missing_table=("42", "ProgrammingError"),
+        statement_level_rollback=True,
+        series_sql="SELECT i FROM generate_series(1, {n}) AS s(i)",
+    )
+
+
+BACKENDS = ["sqlite", "postgresql"]
+
+
+# --------------------------------------------------------------------------- pytest hooks
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "fastodbc_only(reason=..., backends=None): fastodbc-specific behaviour; skipped when "
+        "the module under test is pyodbc (only on the listed backends, if given)",
+    )
+    config.addinivalue_line("markers", "slow: a test that takes more than about a second")
+
+
+def _param_backend(item: pytest.Item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    if callspec is None:
+        return None
+    return callspec.params.get("backend")
+
+
+@pytest.fixture(autouse=True)
+def _fastodbc_only(request: pytest.FixtureRequest) -> None:
+    if not IS_PYODBC:
+        return
+    for marker in request.node.iter_markers("fastodbc_only"):
+        backends = marker.kwargs.get("backends")
+        reason = marker.kwargs.get("reason", "fastodbc-specific behaviour")
+        if backends is None or _param_backend(request.node) in backends:
+            pytest.skip(f"fastodbc_only: {reason}")
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="session")
+def db():
+    """The module under test (fastodbc, or pyodbc as the oracle)."""
+    return importlib.import_module(MODULE_NAME)
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Profile:
+    if request.param == "sqlite":
+        return sqlite_profile(tmp_path / "test.sqlite")
+    connstr = os.environ.get("FASTODBC_TEST_PG")
+    if not connstr:
+        if os.environ.get("CI"):
+            pytest.fail("FASTODBC_TEST_PG is not set: CI must run the PostgreSQL tests")
+        pytest.skip("FASTODBC_TEST_PG is not set")
+    return postgresql_profile(connstr)
+
+
+class Connector:
+    """connect(connstr=None, **kwargs) -> a new connection, closed after the test."""
+
+    def __init__(self, db, backend: Profile):
+        self._db = db
+        self._backend = backend
+        self.opened: list[Any] = []
+
+    def __call__(self, connstr: str | None = None, **kwargs: Any):
+        c = self._db.connect(connstr or self._backend.connstr, **kwargs)
+        self.opened.append(c)
+        return c
+
+    def release(self) -> None:
+        """Roll back every connection still open (frees locks before DROP TABLE)."""
+        for c in self.opened:
+            try:
+                c.rollback()
+            except Exception:
+                pass
+
+    def close_all(self) -> None:
+        for c in reversed(self.opened):
+            try:
+                c.close()
+            except Exception:
+                pass
+
+
+@pytest.fixture
+def connect(db, backend: Profile):
+    connector = Connector(db, backend)
+    yield connector
+    connector.close_all()
+
+
+@pytest.fixture
+def cnxn(connect):
+    """A connection with autocommit off (the DB-API default)."""
+    return connect()
+
+
+@pytest.fixture
+def cursor(cnxn):
+    return cnxn.cursor()
+
+
+def table_name_for(request: pytest.FixtureRequest, suffix: str = "") -> str:
+    name = request.node.name
+    base = re.sub(r"\[.*\]$", "", name)
+    base = re.sub(r"^test_", "", base)
+    base = re.sub(r"[^0-9a-zA-Z_]", "_", base).lower()
+    digest = hashlib.sha1(name.encode()).hexdigest()[:6]
+    return f"t_{base[:40]}_{digest}{suffix}"
+
+
+def _drop_table(db, backend: Profile, name: str) -> None:
+    c = db.connect(backend.connstr, autocommit=True)
+    try:
+        cur = c.cursor()
+        if backend.name == "postgresql":
+            # Never hang the suite on a lock a leaked transaction still holds.
+            cur.execute("SET lock_timeout = '5s'")
+        cur.execute(f"DROP TABLE IF EXISTS {name}")
+    finally:
+        c.close()
+
+
+class TableFactory:
+    """table() -> a fresh table name for this test, dropped before and after."""
+
+    def __init__(self, request, db, backend, connector: Connector):
+        self._request = request
+        self._db = db
+        self._backend = backend
+        self._connector = connector
+        self.names: list[str] = []
+
+    def __call__(self, columns: str | None = None, suffix: str = "") -> str:
+        name = table_name_for(self._request, suffix or (f"_{len(self.names)}" if self.names else ""))
+        _drop_table(self._db, self._backend, name)
+        self.names.append(name)
+        if columns is not None:
+            c = self._db.connect(self._backend.connstr, autocommit=True)
+            try:
+                c.cursor().execute(f"CREATE TABLE {name} ({columns})")
+            finally:
+                c.close()
+        return name
+
+    def cleanup(self) -> None:
+        if not self.names:
+            return
+        # Release whatever the test's connections still hold before dropping.
+        self._connector.release()
+        for name in self.names:
+            _drop_table(self._db, self._backend, name)
+
+
+@pytest.fixture
+def table(request, db, backend, connect):
+    """Factory: table("id INTEGER, v TEXT") creates t_<testname> (committed) and returns
+    its name; table() only reserves (and drops) the name."""
+    factory = TableFactory(request, db, backend, connect)
+    yield factory
+    factory.cleanup()

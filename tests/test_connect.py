@@ -1,0 +1,338 @@
+"""Connections: connect(), connection strings, autocommit, transactions, context manager,
+close, getinfo, drivers()/dataSources(), timeout."""
+
+import time
+
+import pytest
+
+
+def parse_connstr(connstr: str) -> dict:
+    """'A=1;B={x;y};' -> {'A': '1', 'B': '{x;y}'} (values kept verbatim, braces included)."""
+    out = {}
+    i = 0
+    while i < len(connstr):
+        eq = connstr.index("=", i)
+        key = connstr[i:eq].strip()
+        j = eq + 1
+        if connstr[j : j + 1] == "{":
+            end = connstr.index("}", j)
+            value = connstr[j : end + 1]
+            j = end + 1
+        else:
+            end = connstr.find(";", j)
+            end = len(connstr) if end < 0 else end
+            value = connstr[j:end]
+            j = end
+        out[key] = value
+        i = j + 1 if connstr[j : j + 1] == ";" else j
+        while i < len(connstr) and connstr[i] in "; ":
+            i += 1
+    return out
+
+
+def test_parse_connstr_helper():
+    assert parse_connstr("Driver={A B};Database=/x;") == {"Driver": "{A B}", "Database": "/x"}
+    assert parse_connstr("a=1;b={x;y};c=") == {"a": "1", "b": "{x;y}", "c": ""}
+
+
+def count_rows(connect, table):
+    """Row count as seen by a separate autocommit connection (what is committed)."""
+    other = connect(autocommit=True)
+    try:
+        return other.cursor().execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+    finally:
+        other.close()
+
+
+# ------------------------------------------------------------------------ connect
+
+
+def test_connect_returns_connection(db, backend):
+    c = db.connect(backend.connstr)
+    try:
+        assert isinstance(c, db.Connection)
+        assert c.closed is False
+        cur = c.cursor()
+        assert isinstance(cur, db.Cursor)
+        assert cur.connection is c
+        assert cur.execute("SELECT 42").fetchone()[0] in (42, "42")
+    finally:
+        c.close()
+    assert c.closed is True
+
+
+def test_connect_from_keywords_only(db, backend):
+    parts = parse_connstr(backend.connstr)
+    kwargs = {k.lower(): v.strip("{}") for k, v in parts.items()}
+    c = db.connect(**kwargs)
+    try:
+        row = c.cursor().execute("SELECT 7").fetchone()
+        assert row[0] in (7, "7")
+    finally:
+        c.close()
+
+
+def test_connect_string_plus_keywords(db, backend):
+    parts = parse_connstr(backend.connstr)
+    driver = parts.pop("Driver")
+    kwargs = {k.lower(): v.strip("{}") for k, v in parts.items()}
+    c = db.connect(f"Driver={driver}", **kwargs)
+    try:
+        assert c.cursor().execute("SELECT 8").fetchone()[0] in (8, "8")
+    finally:
+        c.close()
+
+
+def test_connection_execute_shortcut(cnxn):
+    cur = cnxn.execute("SELECT 1, 2")
+    assert tuple(cur.fetchone()) in ((1, 2), ("1", "2"))
+
+
+# ------------------------------------------------------------------------ autocommit
+
+
+def test_autocommit_default_off(cnxn):
+    assert cnxn.autocommit is False
+
+
+def test_autocommit_keyword(connect):
+    c = connect(autocommit=True)
+    assert c.autocommit is True
+
+
+def test_autocommit_toggle(cnxn):
+    cnxn.autocommit = True
+    assert cnxn.autocommit is True
+    cnxn.autocommit = False
+    assert cnxn.autocommit is False
+
+
+def test_autocommit_on_makes_writes_visible(connect, backend, table):
+    t = table(f"id {backend.ddl('int')}")
+    c = connect(autocommit=True)
+    c.cursor().execute(f"INSERT INTO {t} VALUES (1)")
+    assert count_rows(connect, t) == 1
+
+
+def test_autocommit_switched_on_commits_pending_work(connect, backend, table):
+    # ODBC: turning autocommit on commits the open transaction.
+    t = table(f"id {backend.ddl('int')}")
+    c = connect()
+    c.cursor().execute(f"INSERT INTO {t} VALUES (1)")
+    c.autocommit = True
+    assert count_rows(connect, t) == 1
+
+
+# ------------------------------------------------------------------------ transactions
+
+
+def test_rollback_discards(connect, cnxn, backend, table):
+    t = table(f"id {backend.ddl('int')}")
+    cur = cnxn.cursor()
+    cur.execute(f"INSERT INTO {t} VALUES (1)")
+    assert cur.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] == 1
+    cnxn.rollback()
+    assert cur.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] == 0
+    cnxn.rollback()
+    assert count_rows(connect, t) == 0
+
+
+def test_commit_persists(connect, cnxn, backend, table):
+    t = table(f"id {backend.ddl('int')}")
+    cnxn.cursor().execute(f"INSERT INTO {t} VALUES (1)")
+    cnxn.commit()
+    assert count_rows(connect, t) == 1
+    cnxn.rollback()  # nothing pending: no effect
+    assert count_rows(connect, t) == 1
+
+
+def test_uncommitted_work_invisible_to_others(connect, cnxn, backend, table):
+    t = table(f"id {backend.ddl('int')}")
+    cnxn.cursor().execute(f"INSERT INTO {t} VALUES (1)")
+    assert count_rows(connect, t) == 0
+    cnxn.commit()
+    assert count_rows(connect, t) == 1
+
+
+def test_close_rolls_back(connect, backend, table):
+    t = table(f"id {backend.ddl('int')}")
+    c = connect()
+    c.cursor().execute(f"INSERT INTO {t} VALUES (1)")
+    c.close()
+    assert count_rows(connect, t) == 0
+
+
+# ------------------------------------------------------------------------ context manager
+
+
+def test_context_manager_commits_on_success(db, backend, connect, table):
+    t = table(f"id {backend.ddl('int')}")
+    with db.connect(backend.connstr) as c:
+        c.cursor().execute(f"INSERT INTO {t} VALUES (1)")
+    # pyodbc semantics: __exit__ commits; the connection is not closed.
+    assert c.closed is False
+    assert count_rows(connect, t) == 1
+    c.close()
+
+
+def test_context_manager_rolls_back_on_exception(db, backend, connect, table):
+    t = table(f"id {backend.ddl('int')}")
+    with pytest.raises(KeyError):
+        with db.connect(backend.connstr) as c:
+            c.cursor().execute(f"INSERT INTO {t} VALUES (1)")
+            raise KeyError("boom")
+    c.rollback()
+    assert count_rows(connect, t) == 0
+    c.close()
+
+
+def test_context_manager_returns_connection(db, backend):
+    c = db.connect(backend.connstr)
+    with c as entered:
+        assert entered is c
+    c.close()
+
+
+# ------------------------------------------------------------------------ close
+
+
+def test_close_twice(db, connect):
+    c = connect()
+    c.close()
+    assert c.closed is True
+    # pyodbc raises ProgrammingError on a second close; a no-op is fine too.
+    try:
+        c.close()
+    except db.ProgrammingError:
+        pass
+    assert c.closed is True
+
+
+def test_closed_connection_cursor_raises(db, connect):
+    c = connect()
+    c.close()
+    with pytest.raises(db.ProgrammingError):
+        c.cursor()
+    with pytest.raises(db.ProgrammingError):
+        c.commit()
+    with pytest.raises(db.ProgrammingError):
+        c.rollback()
+
+
+def test_close_connection_invalidates_cursors(db, connect):
+    c = connect()
+    cur = c.cursor()
+    c.close()
+    with pytest.raises(db.ProgrammingError):
+        cur.execute("SELECT 1")
+
+
+# ------------------------------------------------------------------------ getinfo
+
+GETINFO_EXPECTED = {
+    "sqlite": {
+        "SQL_DRIVER_NAME": "sqlite3odbc.so",
+        "SQL_DBMS_NAME": "SQLite",
+        "SQL_IDENTIFIER_QUOTE_CHAR": '"',
+        "SQL_MAX_TABLE_NAME_LEN": 255,
+    },
+    "postgresql": {
+        "SQL_DRIVER_NAME": "psqlodbcw.so",
+        "SQL_DBMS_NAME": "PostgreSQL",
+        "SQL_IDENTIFIER_QUOTE_CHAR": '"',
+        "SQL_MAX_TABLE_NAME_LEN": 63,
+        "SQL_DATABASE_NAME": "fastodbc_test",
+    },
+}
+
+
+def test_getinfo_known_values(db, backend, cnxn):
+    for name, want in GETINFO_EXPECTED[backend.name].items():
+        if name == "SQL_DATABASE_NAME" and "fastodbc_test" not in backend.connstr:
+            continue
+        got = cnxn.getinfo(getattr(db, name))
+        assert got == want, name
+        assert type(got) is type(want), name
+
+
+def test_getinfo_dbms_version_is_str(db, cnxn):
+    ver = cnxn.getinfo(db.SQL_DBMS_VER)
+    assert isinstance(ver, str)
+    assert ver[:1].isdigit(), ver
+
+
+def test_getinfo_types(db, cnxn):
+    # String-valued, 16-bit and 32-bit info types come back as str / int.
+    assert isinstance(cnxn.getinfo(db.SQL_DRIVER_VER), str)
+    assert isinstance(cnxn.getinfo(db.SQL_TXN_CAPABLE), int)
+    assert isinstance(cnxn.getinfo(db.SQL_MAX_COLUMN_NAME_LEN), int)
+    assert cnxn.getinfo(db.SQL_MAX_COLUMN_NAME_LEN) > 0
+
+
+def test_getinfo_unknown_type_raises(db, cnxn):
+    with pytest.raises(db.Error):
+        cnxn.getinfo(999999)
+
+
+# ------------------------------------------------------------------------ drivers / DSNs
+
+
+def test_drivers(db):
+    names = db.drivers()
+    assert isinstance(names, list)
+    assert all(type(n) is str for n in names)
+    assert "SQLite3" in names
+    assert "PostgreSQL Unicode" in names
+
+
+def test_data_sources(db):
+    sources = db.dataSources()
+    assert isinstance(sources, dict)
+    for k, v in sources.items():
+        assert type(k) is str
+        assert type(v) is str
+
+
+# ------------------------------------------------------------------------ timeout
+
+
+def test_timeout_default_zero(cnxn):
+    assert cnxn.timeout == 0
+
+
+@pytest.mark.fastodbc_only(
+    backends=("postgresql",),
+    reason="pyodbc sets SQL_ATTR_CONNECTION_TIMEOUT, which psqlODBC rejects (HY000)",
+)
+def test_timeout_settable(cnxn):
+    cnxn.timeout = 3
+    assert cnxn.timeout == 3
+    cnxn.timeout = 0
+    assert cnxn.timeout == 0
+
+
+def test_timeout_rejects_negative(cnxn):
+    with pytest.raises((ValueError, OverflowError)):
+        cnxn.timeout = -1
+    assert cnxn.timeout == 0
+
+
+@pytest.mark.fastodbc_only(
+    backends=("postgresql",),
+    reason="pyodbc can't set a timeout on psqlODBC connections",
+)
+def test_query_timeout_cancels_long_query(db, backend, connect):
+    if not backend.honours_query_timeout:
+        pytest.skip(f"{backend.name}'s driver ignores query timeouts")
+    c = connect()
+    c.timeout = 1
+    cur = c.cursor()
+    start = time.monotonic()
+    with pytest.raises(db.OperationalError) as exc:
+        cur.execute("SELECT pg_sleep(5)")
+    elapsed = time.monotonic() - start
+    assert elapsed < 4, elapsed
+    assert exc.value.args[0] in ("HYT00", "HYT01", "57014"), exc.value.args
+    # The connection is still usable afterwards.
+    c.rollback()
+    assert cur.execute("SELECT 1").fetchone()[0] == 1

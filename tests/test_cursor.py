@@ -1,0 +1,458 @@
+"""Cursor: execute, parameters, fetch*, iteration, description, rowcount, arraysize, nextset,
+skip, close, setinputsizes/setoutputsize, messages, context manager, catalog functions."""
+
+import datetime
+import decimal
+
+import pytest
+
+
+@pytest.fixture
+def five(backend, table, cnxn):
+    """A committed table with ids 1..5 and names 'n1'..'n5'."""
+    t = table(f"id {backend.ddl('int')} NOT NULL PRIMARY KEY, name {backend.ddl('varchar(50)')}")
+    cur = cnxn.cursor()
+    for i in range(1, 6):
+        cur.execute(f"INSERT INTO {t} VALUES (?, ?)", i, f"n{i}")
+    cnxn.commit()
+    return t
+
+
+def rows(cursor_rows):
+    return [tuple(r) for r in cursor_rows]
+
+
+# ------------------------------------------------------------------------ execute
+
+
+def test_execute_returns_cursor(cursor, five):
+    assert cursor.execute(f"SELECT id FROM {five}") is cursor
+
+
+def test_execute_ddl_returns_cursor(cursor, table, backend):
+    name = table()
+    assert cursor.execute(f"CREATE TABLE {name} (id {backend.ddl('int')})") is cursor
+
+
+def test_params_as_varargs(cursor, five):
+    cursor.execute(f"SELECT id, name FROM {five} WHERE id = ? OR name = ? ORDER BY id", 2, "n4")
+    assert rows(cursor.fetchall()) == [(2, "n2"), (4, "n4")]
+
+
+@pytest.mark.parametrize("container", [tuple, list])
+def test_params_as_one_sequence(cursor, five, container):
+    cursor.execute(f"SELECT id, name FROM {five} WHERE id = ? OR name = ? ORDER BY id", container([2, "n4"]))
+    assert rows(cursor.fetchall()) == [(2, "n2"), (4, "n4")]
+
+
+def test_single_param_sequence_of_one(cursor, five):
+    cursor.execute(f"SELECT name FROM {five} WHERE id = ?", [3])
+    assert cursor.fetchone()[0] == "n3"
+
+
+def test_no_params(cursor, five):
+    cursor.execute(f"SELECT COUNT(*) FROM {five}")
+    assert cursor.fetchone()[0] == 5
+
+
+def test_execute_again_replaces_result(cursor, five):
+    cursor.execute(f"SELECT id FROM {five} ORDER BY id")
+    assert cursor.fetchone()[0] == 1
+    cursor.execute(f"SELECT name FROM {five} WHERE id = 5")
+    assert rows(cursor.fetchall()) == [("n5",)]
+
+
+def test_cursor_connection_attribute(cnxn):
+    assert cnxn.cursor().connection is cnxn
+
+
+def test_two_cursors_independent(cnxn, five):
+    a = cnxn.cursor()
+    b = cnxn.cursor()
+    a.execute(f"SELECT id FROM {five} ORDER BY id")
+    b.execute(f"SELECT name FROM {five} ORDER BY id DESC")
+    assert a.fetchone()[0] == 1
+    assert b.fetchone()[0] == "n5"
+    assert a.fetchone()[0] == 2
+    assert b.fetchone()[0] == "n4"
+
+
+# ------------------------------------------------------------------------ fetch
+
+
+def test_fetchone_sequence_then_none(cursor, five):
+    cursor.execute(f"SELECT id FROM {five} ORDER BY id")
+    got = [cursor.fetchone()[0] for _ in range(5)]
+    assert got == [1, 2, 3, 4, 5]
+    assert cursor.fetchone() is None
+    assert cursor.fetchone() is None
+
+
+def test_fetchall(cursor, five):
+    cursor.execute(f"SELECT id, name FROM {five} ORDER BY id")
+    assert rows(cursor.fetchall()) == [(i, f"n{i}") for i in range(1, 6)]
+    assert cursor.fetchall() == []
+
+
+def test_fetchall_after_partial_fetch(cursor, five):
+    cursor.execute(f"SELECT id FROM {five} ORDER BY id")
+    cursor.fetchone()
+    assert rows(cursor.fetchall()) == [(2,), (3,), (4,), (5,)]
+
+
+def test_fetchall_empty_result(cursor, five):
+    cursor.execute(f"SELECT id FROM {five} WHERE id < 0")
+    assert cursor.fetchall() == []
+    assert cursor.fetchone() is None
+
+
+def test_fetchmany(cursor, five):
+    cursor.execute(f"SELECT id FROM {five} ORDER BY id")
+    assert rows(cursor.fetchmany(2)) == [(1,), (2,)]
+    assert rows(cursor.fetchmany(2)) == [(3,), (4,)]
+    assert rows(cursor.fetchmany(2)) == [(5,)]
+    assert cursor.fetchmany(2) == []
+
+
+def test_fetchmany_defaults_to_arraysize(cursor, five):
+    assert cursor.arraysize == 1
+    cursor.execute(f"SELECT id FROM {five} ORDER BY id")
+    assert rows(cursor.fetchmany()) == [(1,)]
+    cursor.arraysize = 3
+    assert cursor.arraysize == 3
+    assert rows(cursor.fetchmany()) == [(2,), (3,), (4,)]
+    assert rows(cursor.fetchmany()) == [(5,)]
+
+
+def test_fetchmany_larger_than_result(cursor, five):
+    cursor.execute(f"SELECT id FROM {five} ORDER BY id")
+    assert rows(cursor.fetchmany(100)) == [(i,) for i in range(1, 6)]
+
+
+def test_fetch_results_are_lists_of_rows(db, cursor, five):
+    cursor.execute(f"SELECT id FROM {five} ORDER BY id")
+    many = cursor.fetchmany(2)
+    rest = cursor.fetchall()
+    assert type(many) is list
+    assert type(rest) is list
+    assert all(isinstance(r, db.Row) for r in many + rest)
+
+
+def test_fetchval(cursor, five):
+    assert cursor.execute(f"SELECT name, id FROM {five} WHERE id = 4").fetchval() == "n4"
+
+
+def test_fetchval_no_rows(cursor, five):
+    assert cursor.execute(f"SELECT name FROM {five} WHERE id = 99").fetchval() is None
+
+
+def test_iteration(cursor, five):
+    cursor.execute(f"SELECT id FROM {five} ORDER BY id")
+    assert [r[0] for r in cursor] == [1, 2, 3, 4, 5]
+
+
+def test_iter_returns_self_and_next(cursor, five):
+    cursor.execute(f"SELECT id FROM {five} ORDER BY id")
+    assert iter(cursor) is cursor
+    assert next(cursor)[0] == 1
+    assert cursor.fetchone()[0] == 2
+    rest = [r[0] for r in cursor]
+    assert rest == [3, 4, 5]
+    with pytest.raises(StopIteration):
+        next(cursor)
+
+
+def test_execute_chain(cursor, five):
+    assert [r.id for r in cursor.execute(f"SELECT id FROM {five} WHERE id > ? ORDER BY id", 3)] == [4, 5]
+
+
+# ------------------------------------------------------------------------ description
+
+# (name, type_code, display_size, internal_size, precision, scale, null_ok), per backend.
+DESCRIPTIONS = {
+    "sqlite": [
+        ("id", int, None, 10, 10, 0, True),  # sqliteodbc does not report NOT NULL here
+        ("name", str, None, 50, 50, 0, True),
+        ("amount", float, None, 18, 18, 0, True),
+        ("data", bytearray, None, 255, 255, 0, True),
+        ("flag", bool, None, 1, 1, 0, True),
+        ("ts", datetime.datetime, None, 32, 32, 0, True),
+        ("d", datetime.date, None, 10, 10, 0, True),
+        ("big", int, None, 20, 20, 0, True),
+        ("f", float, None, 54, 54, 0, True),
+    ],
+    "postgresql": [
+        ("id", int, None, 10, 10, 0, False),
+        ("name", str, None, 50, 50, 0, True),
+        ("amount", decimal.Decimal, None, 18, 18, 4, True),
+        ("data", bytearray, None, 0, 0, 0, True),
+        ("flag", bool, None, 1, 1, 0, True),
+        ("ts", datetime.datetime, None, 26, 26, 6, True),
+        ("d", datetime.date, None, 10, 10, 0, True),
+        ("big", int, None, 19, 19, 0, True),
+        ("f", float, None, 17, 17, 0, True),
+    ],
+}
+
+
+def test_description(backend, cursor, table):
+    ddl = backend.ddl
+    t = table(
+        f"id {ddl('int')} NOT NULL PRIMARY KEY, name {ddl('varchar(50)')}, "
+        f"amount {ddl('numeric(18,4)')}, data {ddl('bytes')}, flag {ddl('bool')}, "
+        f"ts {ddl('timestamp')}, d {ddl('date')}, big {ddl('bigint')}, f {ddl('float')}"
+    )
+    cursor.execute(f"SELECT * FROM {t}")
+    got = [tuple(d) for d in cursor.description]
+    assert got == DESCRIPTIONS[backend.name]
+    for d in cursor.description:
+        assert len(d) == 7
+
+
+def test_description_keeps_alias_case_and_spaces(cursor, five):
+    cursor.execute(f'SELECT id AS "MixedCase", name AS "with space" FROM {five}')
+    assert [d[0] for d in cursor.description] == ["MixedCase", "with space"]
+
+
+def test_description_none_for_non_query(cursor, five):
+    cursor.execute(f"UPDATE {five} SET name = 'x' WHERE id = 1")
+    assert cursor.description is None
+
+
+def test_description_before_execute_is_none(cnxn):
+    assert cnxn.cursor().description is None
+
+
+def test_description_present_for_empty_result(cursor, five):
+    cursor.execute(f"SELECT id, name FROM {five} WHERE 1 = 0")
+    assert [d[0] for d in cursor.description] == ["id", "name"]
+
+
+# ------------------------------------------------------------------------ rowcount
+
+
+def test_rowcount_dml(cursor, five):
+    assert cursor.execute(f"UPDATE {five} SET name = 'x' WHERE id > 2").rowcount == 3
+    assert cursor.execute(f"DELETE FROM {five} WHERE id = 1").rowcount == 1
+    assert cursor.execute(f"UPDATE {five} SET name = 'x' WHERE id = 999").rowcount == 0
+    assert cursor.execute(f"INSERT INTO {five} (id, name) VALUES (10, 'a')").rowcount == 1
+
+
+def test_rowcount_before_execute(cnxn):
+    assert cnxn.cursor().rowcount == -1
+
+
+def test_rowcount_after_select(backend, cursor, five):
+    cursor.execute(f"SELECT id FROM {five}")
+    assert cursor.rowcount in backend.select_rowcounts(5)
+
+
+def test_rowcount_ddl(backend, cursor, table):
+    name = table()
+    cursor.execute(f"CREATE TABLE {name} (id {backend.ddl('int')})")
+    assert cursor.rowcount in (-1, 0)
+
+
+# ------------------------------------------------------------------------ nextset / skip
+
+
+def test_nextset_single_result(cursor, five):
+    cursor.execute(f"SELECT id FROM {five}")
+    assert cursor.nextset() is False
+
+
+def test_nextset_multiple_results(db, backend, cursor, five):
+    if not backend.multiple_statements:
+        pytest.skip(f"{backend.name} runs one statement per execute")
+    cursor.execute(f"SELECT id FROM {five} WHERE id = 1; SELECT name FROM {five} WHERE id = 2")
+    assert rows(cursor.fetchall()) == [(1,)]
+    assert cursor.nextset() is True
+    assert [d[0] for d in cursor.description] == ["name"]
+    assert rows(cursor.fetchall()) == [("n2",)]
+    assert cursor.nextset() is False
+
+
+def test_multiple_statements_refused(db, backend, cursor):
+    if backend.multiple_statements:
+        pytest.skip(f"{backend.name} accepts several statements")
+    with pytest.raises(db.Error):
+        cursor.execute("SELECT 1; SELECT 2")
+
+
+def test_skip(cursor, five):
+    cursor.execute(f"SELECT id FROM {five} ORDER BY id")
+    assert cursor.skip(2) is None
+    assert cursor.fetchone()[0] == 3
+    cursor.skip(1)
+    assert cursor.fetchone()[0] == 5
+    cursor.skip(3)
+    assert cursor.fetchone() is None
+
+
+# ------------------------------------------------------------------------ close
+
+
+def test_close_cursor(db, cnxn, five):
+    cur = cnxn.cursor()
+    cur.execute(f"SELECT id FROM {five}")
+    cur.close()
+    with pytest.raises(db.ProgrammingError):
+        cur.fetchone()
+    with pytest.raises(db.ProgrammingError):
+        cur.execute("SELECT 1")
+    # Other cursors and the connection are unaffected.
+    assert cnxn.cursor().execute(f"SELECT COUNT(*) FROM {five}").fetchone()[0] == 5
+
+
+def test_close_cursor_with_pending_rows(cnxn, five):
+    cur = cnxn.cursor()
+    cur.execute(f"SELECT id FROM {five}")
+    cur.fetchone()
+    cur.close()
+    cnxn.commit()
+
+
+def test_cursor_context_manager_commits(connect, cnxn, five):
+    # pyodbc: Cursor.__exit__ commits when autocommit is off and no exception occurred.
+    with cnxn.cursor() as cur:
+        cur.execute(f"DELETE FROM {five} WHERE id = 1")
+    other = connect(autocommit=True)
+    assert other.cursor().execute(f"SELECT COUNT(*) FROM {five}").fetchone()[0] == 4
+
+
+def test_cursor_context_manager_exception_does_not_commit(connect, cnxn, five):
+    with pytest.raises(KeyError):
+        with cnxn.cursor() as cur:
+            cur.execute(f"DELETE FROM {five} WHERE id = 1")
+            raise KeyError("boom")
+    cnxn.rollback()
+    other = connect(autocommit=True)
+    assert other.cursor().execute(f"SELECT COUNT(*) FROM {five}").fetchone()[0] == 5
+
+
+def test_cursor_context_manager_returns_cursor(cnxn):
+    cur = cnxn.cursor()
+    with cur as entered:
+        assert entered is cur
+
+
+# ------------------------------------------------------------------------ no-ops
+
+
+def test_setinputsizes_setoutputsize_are_noops(db, cursor, five):
+    assert cursor.setinputsizes([(db.SQL_INTEGER, 0, 0)]) is None
+    assert cursor.setinputsizes(None) is None
+    assert cursor.setoutputsize(10) is None
+    assert cursor.setoutputsize(10, 0) is None
+    cursor.execute(f"SELECT name FROM {five} WHERE id = ?", 1)
+    assert cursor.fetchone()[0] == "n1"
+
+
+# ------------------------------------------------------------------------ messages
+
+
+def test_messages_empty_after_plain_statement(cursor, five):
+    cursor.execute(f"SELECT id FROM {five}")
+    assert cursor.messages == []
+
+
+def test_messages_from_server(backend, cursor):
+    if not backend.has_notices:
+        pytest.skip(f"{backend.name} sends no server messages")
+    cursor.execute("DO $$ BEGIN RAISE NOTICE 'hello notice'; END $$")
+    msgs = cursor.messages
+    assert len(msgs) == 1
+    assert isinstance(msgs[0], tuple)
+    assert len(msgs[0]) == 2
+    assert all(type(x) is str for x in msgs[0])
+    assert "hello notice" in msgs[0][1]
+    # Cleared by the next execute.
+    cursor.execute("SELECT 1")
+    assert cursor.messages == []
+
+
+# ------------------------------------------------------------------------ catalog
+
+
+@pytest.fixture
+def catalog_table(backend, table):
+    return table(
+        f"id {backend.ddl('int')} NOT NULL PRIMARY KEY, name {backend.ddl('varchar(50)')}, "
+        f"amount {backend.ddl('numeric(18,4)')}"
+    )
+
+
+def test_tables(cursor, catalog_table):
+    found = cursor.tables(table=catalog_table).fetchall()
+    assert len(found) == 1
+    row = found[0]
+    assert row.table_name == catalog_table
+    assert row.table_type == "TABLE"
+    assert [d[0] for d in cursor.description][:5] == [
+        "table_cat",
+        "table_schem",
+        "table_name",
+        "table_type",
+        "remarks",
+    ]
+
+
+def test_tables_returns_cursor(cursor, catalog_table):
+    assert cursor.tables(table=catalog_table) is cursor
+
+
+def test_tables_no_match(cursor, catalog_table):
+    assert cursor.tables(table=catalog_table + "_nonexistent").fetchall() == []
+
+
+def test_tables_lists_all(cursor, catalog_table):
+    names = [r.table_name for r in cursor.tables(tableType="TABLE")]
+    assert catalog_table in names
+
+
+COLUMN_TYPES = {
+    # (column_name, data_type, nullable, ordinal_position)
+    "sqlite": [("id", 4, 0, 1), ("name", 12, 1, 2), ("amount", 8, 1, 3)],
+    "postgresql": [("id", 4, 0, 1), ("name", -9, 1, 2), ("amount", 2, 1, 3)],
+}
+
+
+def test_columns(backend, cursor, catalog_table):
+    got = [
+        (r.column_name, r.data_type, r.nullable, r.ordinal_position)
+        for r in cursor.columns(table=catalog_table)
+    ]
+    assert got == COLUMN_TYPES[backend.name]
+
+
+def test_columns_single_column(cursor, catalog_table):
+    got = [r.column_name for r in cursor.columns(table=catalog_table, column="name")]
+    assert got == ["name"]
+
+
+def test_columns_type_name(backend, cursor, catalog_table):
+    names = {r.column_name: r.type_name for r in cursor.columns(table=catalog_table)}
+    want = {
+        "sqlite": {"id": "INTEGER", "name": "VARCHAR(50)", "amount": "NUMERIC(18,4)"},
+        "postgresql": {"id": "int4", "name": "varchar", "amount": "numeric"},
+    }[backend.name]
+    assert names == want
+
+
+def test_primary_keys(cursor, catalog_table):
+    got = cursor.primaryKeys(catalog_table).fetchall()
+    assert [(r.table_name, r.column_name, r.key_seq) for r in got] == [(catalog_table, "id", 1)]
+    assert [d[0] for d in cursor.description] == [
+        "table_cat",
+        "table_schem",
+        "table_name",
+        "column_name",
+        "key_seq",
+        "pk_name",
+    ]
+
+
+def test_catalog_then_query_on_same_cursor(cursor, catalog_table):
+    cursor.columns(table=catalog_table).fetchall()
+    cursor.execute(f"SELECT COUNT(*) FROM {catalog_table}")
+    assert cursor.fetchone()[0] == 0

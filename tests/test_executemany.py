@@ -1,0 +1,282 @@
+"""executemany: parameter arrays (fast_executemany) and the row-by-row path must agree."""
+
+import datetime
+from decimal import Decimal
+
+import pytest
+
+SQLITE_FAST_SEGFAULT = pytest.mark.fastodbc_only(
+    backends=("sqlite",),
+    reason="pyodbc's fast_executemany segfaults inside sqliteodbc's SQLExecute",
+)
+
+# fast_executemany on/off; the oracle can't run the fast path on SQLite.
+FAST = [
+    pytest.param(False, id="rowwise"),
+    pytest.param(True, id="fast", marks=SQLITE_FAST_SEGFAULT),
+]
+
+# For data pyodbc's fast path gets wrong on either backend (psqlODBC: bytea parameters fail
+# with HY090, text longer than the described 8190 fails, Decimal('1.50') is sent as '1.5',
+# timestamps lose their fraction).
+FAST_PYODBC_WRONG = [
+    pytest.param(False, id="rowwise"),
+    pytest.param(
+        True,
+        id="fast",
+        marks=pytest.mark.fastodbc_only(reason="pyodbc's fast_executemany mishandles this data"),
+    ),
+]
+
+
+def rows_of(cursor, sql, *params):
+    return [tuple(r) for r in cursor.execute(sql, *params).fetchall()]
+
+
+@pytest.mark.fastodbc_only(reason="pyodbc's default is False")
+def test_fast_executemany_defaults_true(cursor):
+    assert cursor.fast_executemany is True
+
+
+def test_fast_executemany_settable(cursor):
+    cursor.fast_executemany = False
+    assert cursor.fast_executemany is False
+    cursor.fast_executemany = True
+    assert cursor.fast_executemany is True
+
+
+@pytest.mark.parametrize("fast", FAST)
+def test_basic(backend, cursor, table, fast):
+    t = table(f"id {backend.ddl('int')}, v {backend.ddl('varchar(50)')}")
+    cursor.fast_executemany = fast
+    data = [(1, "a"), (2, "b"), (3, "ü😀")]
+    assert cursor.executemany(f"INSERT INTO {t} VALUES (?, ?)", data) is None
+    assert rows_of(cursor, f"SELECT id, v FROM {t} ORDER BY id") == data
+
+
+@pytest.mark.parametrize("fast", FAST)
+def test_rowcount(backend, cursor, table, fast):
+    t = table(f"id {backend.ddl('int')}, v {backend.ddl('varchar(50)')}")
+    cursor.fast_executemany = fast
+    cursor.executemany(f"INSERT INTO {t} VALUES (?, ?)", [(i, str(i)) for i in range(25)])
+    # DB-API leaves executemany's rowcount open: the total, or -1 (pyodbc).
+    assert cursor.rowcount in (-1, 25)
+    cursor.executemany(f"UPDATE {t} SET v = ? WHERE id < ?", [("x", 5), ("y", 2), ("z", -1)])
+    assert cursor.rowcount in (-1, 7)
+    assert rows_of(cursor, f"SELECT v, COUNT(*) FROM {t} GROUP BY v HAVING v IN ('x', 'y') ORDER BY v") == [
+        ("x", 3),
+        ("y", 2),
+    ]
+
+
+@pytest.mark.parametrize("fast", FAST_PYODBC_WRONG)
+def test_nulls(backend, cursor, table, fast):
+    ddl = backend.ddl
+    t = table(
+        f"id {ddl('int')}, i {ddl('bigint')}, s {ddl('varchar(50)')}, f {ddl('float')}, "
+        f"n {ddl('numeric(18,4)')}, b {ddl('bytes')}, d {ddl('date')}, ts {ddl('timestamp')}, "
+        f"flag {ddl('bool')}"
+    )
+    full = (5, "s", 1.5, Decimal("2.5"), b"\x01", datetime.date(2024, 1, 2),
+            datetime.datetime(2024, 1, 2, 3, 4, 5), True)
+    data = [
+        (0, *([None] * 8)),
+        (1, *full),
+        (2, *([None] * 8)),
+        (3, None, "x", None, Decimal("1"), None, datetime.date(2000, 1, 1), None, False),
+    ]
+    cursor.fast_executemany = fast
+    cursor.executemany(f"INSERT INTO {t} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", data)
+    got = rows_of(cursor, f"SELECT * FROM {t} ORDER BY id")
+    num = (lambda d: float(d)) if backend.numeric_is_float else (lambda d: d)
+    want = [
+        data[0],
+        (1, 5, "s", 1.5, num(Decimal("2.5")), b"\x01", datetime.date(2024, 1, 2),
+         datetime.datetime(2024, 1, 2, 3, 4, 5), True),
+        data[2],
+        (3, None, "x", None, num(Decimal("1")), None, datetime.date(2000, 1, 1), None, False),
+    ]
+    assert got == want
+    for g, w in zip(got[1], want[1]):
+        assert type(g) is type(w)
+
+
+@pytest.mark.parametrize("fast", FAST_PYODBC_WRONG)
+def test_all_null_column(backend, cursor, table, fast):
+    t = table(f"id {backend.ddl('int')}, b {backend.ddl('bytes')}, s {backend.ddl('text')}")
+    cursor.fast_executemany = fast
+    cursor.executemany(f"INSERT INTO {t} VALUES (?, ?, ?)", [(i, None, None) for i in range(5)])
+    assert rows_of(cursor, f"SELECT id, b, s FROM {t} ORDER BY id") == [(i, None, None) for i in range(5)]
+
+
+@pytest.mark.parametrize("fast", FAST_PYODBC_WRONG)
+def test_mixed_types_down_a_column(backend, cursor, table, fast):
+    ddl = backend.ddl
+    t = table(f"id {ddl('int')}, s {ddl('varchar(50)')}, f {ddl('float')}, b {ddl('bigint')}")
+    data = [
+        (0, 1, 1, 1),
+        (1, 2.5, 2.5, 2**40),
+        (2, None, None, None),
+        (3, "abc", Decimal("4.25"), -(2**63)),
+        (4, Decimal("1.50"), 7, True),
+    ]
+    cursor.fast_executemany = fast
+    cursor.executemany(f"INSERT INTO {t} VALUES (?, ?, ?, ?)", data)
+    got = rows_of(cursor, f"SELECT id, s, f, b FROM {t} ORDER BY id")
+    assert got == [
+        (0, "1", 1.0, 1),
+        (1, "2.5", 2.5, 2**40),
+        (2, None, None, None),
+        (3, "abc", 4.25, -(2**63)),
+        (4, "1.50", 7.0, 1),
+    ]
+    assert [type(r[2]) for r in got if r[2] is not None] == [float] * 4
+    assert [type(r[3]) for r in got if r[3] is not None] == [int] * 4
+
+
+@pytest.mark.parametrize("fast", FAST_PYODBC_WRONG)
+def test_growing_values_down_a_column(backend, cursor, table, fast):
+    # Buffers sized from the first row (or from SQLDescribeParam) must grow.
+    t = table(f"id {backend.ddl('int')}, s {backend.ddl('text')}, b {backend.ddl('bytes')}")
+    data = [
+        (0, "a", b"\x01"),
+        (1, "b" * 5000, b"\x02" * 5000),
+        (2, "ü" * 100_000, b"\x03" * 100_000),
+        (3, "", b""),
+        (4, "😀" * 20_000, bytes(range(256)) * 300),
+    ]
+    cursor.fast_executemany = fast
+    cursor.executemany(f"INSERT INTO {t} VALUES (?, ?, ?)", data)
+    assert rows_of(cursor, f"SELECT id, s, b FROM {t} ORDER BY id") == data
+
+
+@pytest.mark.parametrize("fast", FAST_PYODBC_WRONG)
+def test_timestamp_fractions(backend, cursor, table, fast):
+    t = table(f"id {backend.ddl('int')}, ts {backend.ddl('timestamp')}")
+    data = [
+        (0, datetime.datetime(2020, 1, 1, 1, 1, 1, 123456)),
+        (1, datetime.datetime(2020, 1, 1, 1, 1, 1)),
+        (2, datetime.datetime(1999, 12, 31, 23, 59, 59, 999999)),
+    ]
+    cursor.fast_executemany = fast
+    cursor.executemany(f"INSERT INTO {t} VALUES (?, ?)", data)
+    got = rows_of(cursor, f"SELECT id, ts FROM {t} ORDER BY id")
+    assert got == [(i, backend.timestamp_roundtrip(v)) for i, v in data]
+
+
+@pytest.mark.parametrize("fast", FAST)
+def test_ten_thousand_rows(backend, cursor, table, fast):
+    t = table(
+        f"id {backend.ddl('int')}, s {backend.ddl('varchar(50)')}, f {backend.ddl('float')}, "
+        f"d {backend.ddl('date')}"
+    )
+    base = datetime.date(2000, 1, 1)
+    data = [
+        (i, None if i % 11 == 0 else f"v{i}é", i / 4, base + datetime.timedelta(days=i % 3000))
+        for i in range(10_000)
+    ]
+    cursor.fast_executemany = fast
+    cursor.executemany(f"INSERT INTO {t} VALUES (?, ?, ?, ?)", data)
+    assert rows_of(cursor, f"SELECT id, s, f, d FROM {t} ORDER BY id") == data
+
+
+@pytest.mark.fastodbc_only(
+    reason="pyodbc's fast_executemany segfaults on sqliteodbc and fails on bytea (HY090)"
+)
+def test_fast_and_rowwise_give_identical_results(backend, cnxn, table):
+    ddl = backend.ddl
+    cols = (
+        f"id {ddl('int')}, s {ddl('varchar(255)')}, x {ddl('text')}, f {ddl('float')}, "
+        f"n {ddl('numeric(18,4)')}, b {ddl('bytes')}, d {ddl('date')}, flag {ddl('bool')}, "
+        f"i {ddl('bigint')}"
+    )
+    t_fast = table(cols, suffix="_f")
+    t_slow = table(cols, suffix="_s")
+    data = []
+    for i in range(300):
+        data.append(
+            (
+                i,
+                None if i % 13 == 0 else f"s{i}Добрый😀",
+                "long" * (i % 50),
+                None if i % 17 == 0 else i * 1.25,
+                Decimal(i) / 8,
+                bytes([i % 256]) * (i % 40),
+                datetime.date(2024, 1, 1) + datetime.timedelta(days=i),
+                i % 2 == 0,
+                -(2**62) + i,
+            )
+        )
+    sql = "INSERT INTO {} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    c1 = cnxn.cursor()
+    c1.fast_executemany = True
+    c1.executemany(sql.format(t_fast), data)
+    c2 = cnxn.cursor()
+    c2.fast_executemany = False
+    c2.executemany(sql.format(t_slow), data)
+    got_fast = rows_of(c1, f"SELECT * FROM {t_fast} ORDER BY id")
+    got_slow = rows_of(c2, f"SELECT * FROM {t_slow} ORDER BY id")
+    assert got_fast == got_slow
+    assert len(got_fast) == 300
+    assert got_fast[1][1] == "s1Добрый😀"
+
+
+@pytest.mark.parametrize("fast", FAST)
+def test_empty_sequence(db, backend, cursor, table, fast):
+    t = table(f"id {backend.ddl('int')}")
+    cursor.fast_executemany = fast
+    try:
+        cursor.executemany(f"INSERT INTO {t} VALUES (?)", [])
+    except db.ProgrammingError:
+        pass  # pyodbc: "The second parameter to executemany must not be empty."
+    else:
+        assert cursor.rowcount in (-1, 0)
+    assert cursor.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("fast", FAST)
+def test_generator_of_rows(backend, cursor, table, fast):
+    t = table(f"id {backend.ddl('int')}, v {backend.ddl('varchar(50)')}")
+    cursor.fast_executemany = fast
+    cursor.executemany(f"INSERT INTO {t} VALUES (?, ?)", ((i, f"g{i}") for i in range(7)))
+    assert rows_of(cursor, f"SELECT id, v FROM {t} ORDER BY id") == [(i, f"g{i}") for i in range(7)]
+
+
+@pytest.mark.parametrize("fast", FAST)
+def test_rows_as_lists(backend, cursor, table, fast):
+    t = table(f"id {backend.ddl('int')}, v {backend.ddl('varchar(50)')}")
+    cursor.fast_executemany = fast
+    cursor.executemany(f"INSERT INTO {t} VALUES (?, ?)", [[1, "a"], [2, "b"]])
+    assert rows_of(cursor, f"SELECT id, v FROM {t} ORDER BY id") == [(1, "a"), (2, "b")]
+
+
+@pytest.mark.parametrize("fast", FAST)
+def test_wrong_row_length(db, backend, cursor, table, fast):
+    t = table(f"id {backend.ddl('int')}, v {backend.ddl('varchar(50)')}")
+    cursor.fast_executemany = fast
+    with pytest.raises(db.ProgrammingError):
+        cursor.executemany(f"INSERT INTO {t} VALUES (?, ?)", [(1, "a"), (2,)])
+
+
+@pytest.mark.parametrize("fast", FAST)
+def test_failing_row_raises_and_connection_survives(db, backend, cnxn, table, fast):
+    t = table(f"id {backend.ddl('int')} NOT NULL PRIMARY KEY")
+    cur = cnxn.cursor()
+    cur.fast_executemany = fast
+    exc_name = backend.unique_violation[1]
+    with pytest.raises(getattr(db, exc_name)):
+        cur.executemany(f"INSERT INTO {t} VALUES (?)", [(1,), (2,), (1,), (3,)])
+    cnxn.rollback()
+    assert cur.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] == 0
+    cur.executemany(f"INSERT INTO {t} VALUES (?)", [(1,), (2,)])
+    cnxn.commit()
+    assert cur.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] == 2
+
+
+@pytest.mark.parametrize("fast", FAST)
+def test_executemany_then_select_on_same_cursor(backend, cursor, table, fast):
+    t = table(f"id {backend.ddl('int')}")
+    cursor.fast_executemany = fast
+    cursor.executemany(f"INSERT INTO {t} VALUES (?)", [(1,), (2,)])
+    cursor.execute(f"SELECT SUM(id) FROM {t}")
+    assert cursor.fetchone()[0] == 3

@@ -1,0 +1,227 @@
+"""Fetching: large results across many fetch blocks, long columns mixed with bound ones,
+values longer than the size the driver describes."""
+
+import datetime
+
+import pytest
+
+N_LARGE = 50_000
+
+
+@pytest.fixture
+def series_table(backend, table, cnxn):
+    t = table(
+        f"id {backend.ddl('int')} NOT NULL, s {backend.ddl('varchar(50)')}, "
+        f"n {backend.ddl('bigint')}"
+    )
+    cur = cnxn.cursor()
+    cur.execute(
+        f"INSERT INTO {t} (id, s, n) "
+        f"SELECT i, 'row-' || CAST(i AS VARCHAR(20)), "
+        f"CASE WHEN i % 7 = 0 THEN NULL ELSE i * 2 END FROM ({backend.series(N_LARGE)}) q"
+    )
+    assert cur.rowcount in (-1, N_LARGE)
+    cnxn.commit()
+    return t
+
+
+def exp_row(i):
+    return (i, f"row-{i}", None if i % 7 == 0 else i * 2)
+
+
+def test_large_result_fetchall(cursor, series_table):
+    got = cursor.execute(f"SELECT id, s, n FROM {series_table} ORDER BY id").fetchall()
+    assert len(got) == N_LARGE
+    for i, row in enumerate(got, 1):
+        assert tuple(row) == exp_row(i)
+    assert type(got[0][0]) is int
+    assert type(got[0][2]) is int
+
+
+def test_large_result_iteration(cursor, series_table):
+    cursor.execute(f"SELECT id, s, n FROM {series_table} ORDER BY id")
+    count = 0
+    for i, row in enumerate(cursor, 1):
+        assert tuple(row) == exp_row(i)
+        count += 1
+    assert count == N_LARGE
+
+
+def test_large_result_fetchmany_and_fetchone_interleaved(cursor, series_table):
+    cursor.execute(f"SELECT id, s, n FROM {series_table} ORDER BY id")
+    i = 0
+    sizes = [1, 999, 1000, 1001, 4096, 3, 10_000]
+    k = 0
+    while True:
+        if k % 2:
+            row = cursor.fetchone()
+            if row is None:
+                break
+            i += 1
+            assert tuple(row) == exp_row(i)
+        else:
+            batch = cursor.fetchmany(sizes[k % len(sizes)])
+            if not batch:
+                break
+            for row in batch:
+                i += 1
+                assert tuple(row) == exp_row(i)
+        k += 1
+    assert i == N_LARGE
+
+
+def test_large_result_generated_directly(backend, cursor):
+    cursor.execute(f"SELECT i FROM ({backend.series(N_LARGE)}) q ORDER BY i")
+    got = [row[0] for row in cursor.fetchall()]
+    assert got == list(range(1, N_LARGE + 1))
+
+
+def test_large_text_result(backend, cursor, table, cnxn):
+    # Multi-byte text in every row, many rows: exercises text buffers and decoding.
+    t = table(f"id {backend.ddl('int')}, v {backend.ddl('varchar(255)')}")
+    values = [f"ü{i}€😀Добрый{'x' * (i % 90)}" for i in range(5000)]
+    cur = cnxn.cursor()
+    for batch_start in range(0, 5000, 250):
+        # A multi-row INSERT per batch keeps this fast on both without executemany.
+        params = []
+        for i in range(batch_start, batch_start + 250):
+            params.extend((i, values[i]))
+        placeholders = ", ".join(["(?, ?)"] * 250)
+        cur.execute(f"INSERT INTO {t} (id, v) VALUES {placeholders}", params)
+    cnxn.commit()
+    got = cursor.execute(f"SELECT id, v FROM {t} ORDER BY id").fetchall()
+    assert [tuple(r) for r in got] == list(enumerate(values))
+
+
+# ------------------------------------------------------------------------ long columns
+
+
+def long_text(i, size):
+    unit = f"<{i}:äö😀>"
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+def long_bytes(i, size):
+    return bytes((i * 31 + k) % 256 for k in range(size))
+
+
+def test_mixed_bound_and_long_columns(backend, cursor, table, cnxn):
+    t = table(
+        f"id {backend.ddl('int')}, name {backend.ddl('varchar(50)')}, body {backend.ddl('text')}, "
+        f"blob {backend.ddl('bytes')}, after {backend.ddl('int')}, ts {backend.ddl('timestamp')}"
+    )
+    size = 100 * 1024
+    rows = []
+    for i in range(24):
+        body = long_text(i, size) if i % 5 else (None if i % 10 == 0 else "")
+        blob = long_bytes(i, size + i) if i % 4 else (None if i % 8 == 0 else b"")
+        rows.append((i, f"name-{i}", body, blob, i * 1000, datetime.datetime(2024, 1, 1, 0, 0, i)))
+    cur = cnxn.cursor()
+    for r in rows:
+        cur.execute(f"INSERT INTO {t} VALUES (?, ?, ?, ?, ?, ?)", *r)
+    cnxn.commit()
+
+    sql = f"SELECT id, name, body, blob, after, ts FROM {t} ORDER BY id"
+    got = cursor.execute(sql).fetchall()
+    assert len(got) == len(rows)
+    for g, want in zip(got, rows):
+        assert tuple(g) == want
+        if want[3] is not None:
+            assert type(g[3]) is bytes
+
+    cursor.execute(sql)
+    for want in rows:
+        assert tuple(cursor.fetchone()) == want
+    assert cursor.fetchone() is None
+
+    cursor.execute(sql)
+    got = []
+    while batch := cursor.fetchmany(7):
+        got.extend(tuple(r) for r in batch)
+    assert got == rows
+
+
+def test_long_column_first(backend, cursor, table, cnxn):
+    t = table(f"body {backend.ddl('text')}, id {backend.ddl('int')}")
+    cur = cnxn.cursor()
+    values = [long_text(i, 70_000 + i) for i in range(3)]
+    for i, v in enumerate(values):
+        cur.execute(f"INSERT INTO {t} VALUES (?, ?)", v, i)
+    got = cur.execute(f"SELECT body, id FROM {t} ORDER BY id").fetchall()
+    assert [tuple(r) for r in got] == [(v, i) for i, v in enumerate(values)]
+
+
+@pytest.mark.parametrize("size", [0, 1, 254, 255, 256, 4095, 4096, 4097, 65535, 65536, 200_000])
+def test_blob_sizes(backend, cursor, table, cnxn, size):
+    # sqliteodbc describes BLOB as SQL_BINARY(255) and psqlODBC bytea as size 0: both lie.
+    t = table(f"id {backend.ddl('int')}, b {backend.ddl('bytes')}")
+    value = long_bytes(size, size)
+    cur = cnxn.cursor()
+    cur.execute(f"INSERT INTO {t} VALUES (?, ?)", 1, value)
+    cur.execute(f"INSERT INTO {t} VALUES (?, ?)", 2, b"\x01")
+    got = cur.execute(f"SELECT b, id FROM {t} ORDER BY id").fetchall()
+    assert tuple(got[0]) == (value, 1)
+    assert tuple(got[1]) == (b"\x01", 2)
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, 4096, 4097, 8190, 8191, 65536, 300_000])
+def test_text_sizes(backend, cursor, table, cnxn, size):
+    # psqlODBC describes text as 8190, sqliteodbc TEXT as 65536: values may be longer.
+    t = table(f"id {backend.ddl('int')}, v {backend.ddl('text')}")
+    value = long_text(size, size)
+    cur = cnxn.cursor()
+    cur.execute(f"INSERT INTO {t} VALUES (?, ?)", 1, value)
+    got = cur.execute(f"SELECT v FROM {t}").fetchone()[0]
+    assert len(got) == size
+    assert got == value
+
+
+# ------------------------------------------------------------------------ described size lies
+
+
+def whole_or_data_error(db, fn, want):
+    """The value must come back whole, or the fetch must raise DataError: never truncated."""
+    try:
+        got = fn()
+    except db.DataError:
+        return False
+    assert got == want
+    return True
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("size", [11, 50, 255, 256, 10_000])
+@pytest.mark.parametrize("char", ["x", "é", "😀"])
+def test_sqlite_value_longer_than_declared_varchar(db, backend, cursor, table, cnxn, size, char):
+    # Only SQLite stores values longer than the declared VARCHAR size.
+    t = table(f"id {backend.ddl('int')}, v {backend.ddl('varchar(10)')}, after {backend.ddl('int')}")
+    value = char * size
+    cur = cnxn.cursor()
+    cur.execute(f"INSERT INTO {t} VALUES (?, ?, ?)", 1, value, 7)
+    cnxn.commit()
+    cur.execute(f"SELECT id, v, after FROM {t}")
+    assert cur.description[1][3] == 10  # the driver says 10...
+    whole_or_data_error(db, lambda: tuple(cur.execute(f"SELECT id, v, after FROM {t}").fetchone()), (1, value, 7))
+
+
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+@pytest.mark.parametrize("size", [6, 255, 256, 9000])
+@pytest.mark.parametrize("sql_type", ["VARCHAR", "TEXT"])
+def test_pg_value_longer_than_max_varchar_size(db, backend, connect, table, size, sql_type):
+    # psqlODBC's MaxVarcharSize / MaxLongVarcharSize make it describe columns as 5 wide.
+    t = table(f"id INTEGER, v {sql_type}, after INTEGER")
+    value = ("abcdé😀" * size)[:size]
+    c = connect(backend.connstr.rstrip(";") + ";MaxVarcharSize=5;MaxLongVarcharSize=5")
+    cur = c.cursor()
+    cur.execute(f"INSERT INTO {t} VALUES (?, ?, ?)", 1, value, 7)
+    c.commit()
+    cur.execute(f"SELECT id, v, after FROM {t}")
+    assert cur.description[1][3] == 5  # the driver says 5...
+    whole_or_data_error(db, lambda: tuple(cur.execute(f"SELECT id, v, after FROM {t}").fetchall()[0]), (1, value, 7))
+
+
+def test_fetch_repeated_execute_same_cursor(cursor, series_table):
+    # Re-executing must reset buffers: the second result is not polluted by the first.
+    for n in (10, 2000, 5):
+        got = cursor.execute(f"SELECT id FROM {series_table} WHERE id <= ? ORDER BY id", n).fetchall()
+        assert [r[0] for r in got] == list(range(1, n + 1))

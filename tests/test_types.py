@@ -1,0 +1,486 @@
+"""Round trips of every parameter/column type, with edge values.
+
+Each value is inserted with a bound parameter and fetched back from a typed column; the
+result must equal what the profile documents for that database, with the exact Python type.
+Where a database cannot keep a value (profile says so), the driver may return the documented
+value or raise DataError, never something else.
+"""
+
+import datetime
+import decimal
+import math
+import uuid
+from decimal import Decimal
+
+import pytest
+
+
+@pytest.fixture
+def roundtrip(backend, table, cnxn):
+    """roundtrip(kind, value) -> the value fetched back from a column of that kind."""
+
+    def _rt(kind, value):
+        t = table(f"id {backend.ddl('int')} NOT NULL, v {backend.ddl(kind)}")
+        cur = cnxn.cursor()
+        cur.execute(f"INSERT INTO {t} (id, v) VALUES (?, ?)", 1, value)
+        cnxn.commit()
+        rows = cur.execute(f"SELECT v FROM {t} WHERE id = 1").fetchall()
+        assert len(rows) == 1
+        return rows[0][0]
+
+    return _rt
+
+
+def check(got, want):
+    """Exact equality, exact type (bool is not int, Decimal is not float)."""
+    assert got == want, (got, want)
+    if want is not None:
+        assert type(got) is type(want), (type(got), type(want))
+
+
+def lossy(db, fn, want):
+    """A value the database cannot keep: the documented value, or DataError."""
+    try:
+        got = fn()
+    except db.DataError:
+        return
+    check(got, want)
+
+
+# ------------------------------------------------------------------------ None
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["int", "bigint", "float", "numeric(18,4)", "varchar(50)", "text", "bytes", "date",
+     "time", "timestamp", "bool"],
+)
+def test_null(roundtrip, kind):
+    assert roundtrip(kind, None) is None
+
+
+# ------------------------------------------------------------------------ strings
+
+TEXTS = {
+    "empty": "",
+    "ascii": "hello, world",
+    "space": " ",
+    "quotes": "it's \"quoted\" \\ back`tick`; --",
+    "controls": "tab\there\nnewline\r\ncrlf\x01\x7f",
+    "latin1": "Grüße, café, naïve, ÆØÅ ÿ",
+    "emoji": "😀🎉👍🏽🧑‍💻",
+    "mixed_scripts": "Grüße Добрый день こんにちは 你好 مرحبا שלום ελληνικά हिन्दी 한국어 😀 ok",
+    "bmp_edges": "\u00a0\u07ff\u0800\ud7ff\ue000\ufffd",
+    "combining": "e\u0301 a\u0308 \u200d\ufeff",
+    "astral_low": "\U00010000\U0001f4a9\U00020000",
+}
+
+
+@pytest.mark.parametrize("kind", ["varchar(255)", "text"])
+@pytest.mark.parametrize("name", sorted(TEXTS))
+def test_text(roundtrip, kind, name):
+    check(roundtrip(kind, TEXTS[name]), TEXTS[name])
+
+
+def test_empty_string_is_not_null(roundtrip):
+    got = roundtrip("text", "")
+    assert got == ""
+    assert got is not None
+
+
+@pytest.mark.fastodbc_only(
+    backends=("sqlite",), reason="pyodbc's wide fetch from sqliteodbc turns U+10FFFF into U+FFFF"
+)
+def test_text_max_codepoint(roundtrip):
+    check(roundtrip("text", "a\U0010ffffb"), "a\U0010ffffb")
+
+
+def test_text_one_mib(roundtrip):
+    unit = "abcdefghijklmnopqrstuvwxyzäöü€😀\n"
+    value = (unit * (1024 * 1024 // len(unit) + 1))[: 1024 * 1024]
+    got = roundtrip("text", value)
+    assert type(got) is str
+    assert len(got) == len(value)
+    assert got == value
+
+
+def test_text_long_ascii(roundtrip):
+    value = "".join(chr(32 + i % 95) for i in range(300_000))
+    check(roundtrip("text", value), value)
+
+
+def test_char_padding(backend, roundtrip):
+    want = "ab   " if backend.char_pads else "ab"
+    check(roundtrip("char(5)", "ab"), want)
+
+
+@pytest.mark.fastodbc_only(reason="pyodbc passes NUL through; both drivers truncate at it")
+@pytest.mark.parametrize("value", ["a\0b", "\0", "abc\0"])
+def test_text_with_nul_raises(db, backend, table, cnxn, value):
+    t = table(f"v {backend.ddl('text')}")
+    cur = cnxn.cursor()
+    with pytest.raises(db.DataError):
+        cur.execute(f"INSERT INTO {t} (v) VALUES (?)", value)
+    cnxn.rollback()
+    assert cur.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] == 0
+
+
+def test_str_param_in_where(cursor, backend, table, cnxn):
+    t = table(f"v {backend.ddl('varchar(50)')}")
+    cur = cnxn.cursor()
+    for v in ("Ä", "ä", "😀", ""):
+        cur.execute(f"INSERT INTO {t} VALUES (?)", v)
+    for v in ("Ä", "ä", "😀", ""):
+        assert cur.execute(f"SELECT COUNT(*) FROM {t} WHERE v = ?", v).fetchone()[0] == 1
+
+
+# ------------------------------------------------------------------------ integers
+
+
+@pytest.mark.parametrize(
+    "kind,value",
+    [
+        ("int", 0),
+        ("int", 1),
+        ("int", -1),
+        ("int", 2**31 - 1),
+        ("int", -(2**31)),
+        ("smallint", 32767),
+        ("smallint", -32768),
+        ("bigint", 2**31),
+        ("bigint", 2**53 + 1),
+        ("bigint", 2**63 - 1),
+        ("bigint", -(2**63)),
+        ("bigint", -(2**63) + 1),
+    ],
+)
+def test_int(roundtrip, kind, value):
+    check(roundtrip(kind, value), value)
+
+
+@pytest.mark.fastodbc_only(
+    backends=("sqlite",),
+    reason="pyodbc fetches SQLite's INTEGER (SQL_INTEGER) as 32-bit: 2**40 comes back 0",
+)
+@pytest.mark.parametrize("value", [2**40, -(2**40), 2**63 - 1])
+def test_int_column_beyond_32_bits(db, backend, roundtrip, value):
+    if backend.int_column_is_64bit:
+        # SQLite's INTEGER holds 64 bits whatever the declared type says.
+        check(roundtrip("int", value), value)
+    else:
+        with pytest.raises(db.DataError) as exc:
+            roundtrip("int", value)
+        assert exc.value.args[0].startswith("22"), exc.value.args
+
+
+@pytest.mark.parametrize("value", [2**63, 2**64 + 5, -(2**63) - 1, 10**30])
+def test_int_beyond_64_bits(db, backend, roundtrip, value):
+    """Binds as NUMERIC (exact) or raises a clear error; never a wrapped-around value."""
+    try:
+        got = roundtrip("numeric(38,0)", value)
+    except (OverflowError, ValueError, db.Error) as e:
+        assert str(e), "the error must say something"
+        return
+    if backend.numeric_is_float:
+        check(got, backend.float_roundtrip(float(value)))
+    else:
+        assert got == value
+        assert type(got) in (int, Decimal)
+
+
+def test_bool_param_into_int_column(roundtrip):
+    got = roundtrip("int", True)
+    assert got == 1
+    assert type(got) is int
+
+
+# ------------------------------------------------------------------------ floats
+
+FLOATS = [
+    0.0,
+    1.5,
+    -2.25,
+    0.1,
+    3.141592653589793,
+    2.0**53 + 2,
+    123456789.123456789,
+    1e300,
+    -1e-300,
+    5e-324,
+    1e-10,
+]
+
+
+@pytest.mark.parametrize("value", FLOATS, ids=repr)
+def test_float(backend, roundtrip, value):
+    check(roundtrip("float", value), backend.float_roundtrip(value))
+
+
+def test_float_negative_zero(backend, roundtrip):
+    got = roundtrip("float", -0.0)
+    check(got, 0.0)
+    assert math.copysign(1.0, got) == (-1.0 if backend.keeps_negative_zero else 1.0)
+
+
+@pytest.mark.parametrize("value", [math.inf, -math.inf])
+def test_float_infinity(backend, roundtrip, value):
+    if not backend.supports_nan:
+        pytest.skip(f"{backend.name} does not keep inf/NaN")
+    check(roundtrip("float", value), value)
+
+
+def test_float_nan(backend, roundtrip):
+    if not backend.supports_nan:
+        pytest.skip(f"{backend.name} does not keep inf/NaN")
+    got = roundtrip("float", math.nan)
+    assert type(got) is float
+    assert math.isnan(got)
+
+
+@pytest.mark.parametrize("value", [0.5, 1.25, -1024.0, 0.0])
+def test_real(roundtrip, value):
+    check(roundtrip("real", value), value)
+
+
+def test_int_param_into_float_column(roundtrip):
+    check(roundtrip("float", 3), 3.0)
+
+
+# ------------------------------------------------------------------------ decimals
+
+DECIMALS_18_4 = [
+    "-99999999999999.9999",
+    "99999999999999.9999",
+    "0.0001",
+    "-0.0001",
+    "0",
+    "1E+3",
+    "12345.6789",
+    "1.23",
+    "-0.5",
+]
+
+
+@pytest.mark.parametrize("text", DECIMALS_18_4)
+def test_numeric_18_4(backend, roundtrip, text):
+    value = Decimal(text)
+    got = roundtrip("numeric(18,4)", value)
+    if backend.numeric_is_float:
+        check(got, backend.float_roundtrip(float(value)))
+    else:
+        want = value.quantize(Decimal("0.0001"))
+        check(got, want)
+        assert str(got) == str(want)  # the column's scale, not just an equal value
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1234567890123456789012345678.9012345678",
+        "-9999999999999999999999999999.9999999999",
+        "0.0000000001",
+        "1E+27",
+    ],
+)
+def test_numeric_38_digits(backend, roundtrip, text):
+    value = Decimal(text)
+    got = roundtrip("numeric(38,10)", value)
+    if backend.numeric_is_float:
+        check(got, backend.float_roundtrip(float(value)))
+    else:
+        with decimal.localcontext() as ctx:
+            ctx.prec = 50
+            want = value.quantize(Decimal("1E-10"))
+        check(got, want)
+        assert str(got) == str(want)
+
+
+def test_decimal_param_keeps_precision_in_where(backend, cursor, table, cnxn):
+    if backend.numeric_is_float:
+        pytest.skip(f"{backend.name} stores NUMERIC as a double")
+    t = table(f"v {backend.ddl('numeric(38,10)')}")
+    a = Decimal("1234567890123456789012345678.0000000001")
+    b = Decimal("1234567890123456789012345678.0000000002")
+    cur = cnxn.cursor()
+    cur.execute(f"INSERT INTO {t} VALUES (?)", a)
+    cur.execute(f"INSERT INTO {t} VALUES (?)", b)
+    assert cur.execute(f"SELECT COUNT(*) FROM {t} WHERE v = ?", b).fetchone()[0] == 1
+
+
+# ------------------------------------------------------------------------ binary
+
+BLOBS = {
+    "empty": b"",
+    "nul": b"\x00",
+    "all_bytes": bytes(range(256)),
+    "64k": bytes((i * 7 + i // 256) % 256 for i in range(64 * 1024)),
+    "utf16_odd": b"\xff\xfe\x00",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BLOBS))
+def test_bytes(roundtrip, name):
+    check(roundtrip("bytes", BLOBS[name]), BLOBS[name])
+
+
+def test_bytearray_param(roundtrip):
+    check(roundtrip("bytes", bytearray(b"\x00\xffab")), b"\x00\xffab")
+
+
+@pytest.mark.fastodbc_only(reason="pyodbc does not accept memoryview parameters")
+@pytest.mark.parametrize("value", [b"", b"\x00\xfe", bytes(range(256)) * 256])
+def test_memoryview_param(roundtrip, value):
+    check(roundtrip("bytes", memoryview(value)), value)
+
+
+def test_empty_bytes_is_not_null(roundtrip):
+    got = roundtrip("bytes", b"")
+    assert got == b""
+    assert got is not None
+
+
+# ------------------------------------------------------------------------ dates and times
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        datetime.date(1, 1, 1),
+        datetime.date(9999, 12, 31),
+        datetime.date(2024, 2, 29),
+        datetime.date(1970, 1, 1),
+        datetime.date(1899, 12, 30),
+    ],
+    ids=str,
+)
+def test_date(backend, roundtrip, value):
+    if not backend.min_date <= value <= backend.max_date:
+        pytest.skip(f"{backend.name} can't store {value}")
+    check(roundtrip("date", value), value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [datetime.time(0, 0, 0), datetime.time(23, 59, 59), datetime.time(12, 34, 56)],
+    ids=str,
+)
+def test_time_seconds(roundtrip, value):
+    check(roundtrip("time", value), value)
+
+
+@pytest.mark.fastodbc_only(
+    backends=("postgresql",), reason="pyodbc binds datetime.time without fractional seconds"
+)
+@pytest.mark.parametrize(
+    "value",
+    [datetime.time(12, 34, 56, 789123), datetime.time(0, 0, 0, 1), datetime.time(23, 59, 59, 999999)],
+    ids=str,
+)
+def test_time_microseconds(db, backend, roundtrip, value):
+    want = backend.time_roundtrip(value)
+    if want == value:
+        check(roundtrip("time", value), value)
+    else:
+        lossy(db, lambda: roundtrip("time", value), want)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        datetime.datetime(2020, 1, 2, 3, 4, 5),
+        datetime.datetime(2020, 1, 2, 3, 4, 5, 123456),
+        datetime.datetime(2000, 1, 1, 0, 0, 0, 999999),
+        datetime.datetime(2024, 2, 29, 23, 59, 59, 1000),
+        datetime.datetime(1, 1, 1, 0, 0, 0),
+        datetime.datetime(9999, 12, 31, 23, 59, 59, 999999),
+        datetime.datetime(1970, 1, 1, 0, 0, 0, 1),
+    ],
+    ids=str,
+)
+def test_timestamp(db, backend, roundtrip, value):
+    want = backend.timestamp_roundtrip(value)
+    if want == value:
+        check(roundtrip("timestamp", value), value)
+    else:
+        lossy(db, lambda: roundtrip("timestamp", value), want)
+
+
+def test_date_param_into_timestamp_column(roundtrip):
+    check(roundtrip("timestamp", datetime.date(2024, 2, 29)), datetime.datetime(2024, 2, 29))
+
+
+# ------------------------------------------------------------------------ bool
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_bool(roundtrip, value):
+    check(roundtrip("bool", value), value)
+
+
+# ------------------------------------------------------------------------ uuid
+
+U = uuid.UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11")
+
+
+def test_uuid_param(backend, table, cnxn):
+    if not backend.supports_uuid:
+        pytest.skip(f"{backend.name} has no uuid type")
+    t = table(f"u {backend.ddl('uuid')}")
+    cur = cnxn.cursor()
+    cur.execute(f"INSERT INTO {t} VALUES (?)", U)
+    assert cur.execute(f"SELECT CAST(u AS TEXT) FROM {t}").fetchone()[0] == str(U)
+    assert cur.execute(f"SELECT COUNT(*) FROM {t} WHERE u = ?", U).fetchone()[0] == 1
+
+
+@pytest.mark.fastodbc_only(reason="pyodbc fetches uuid columns as str")
+@pytest.mark.parametrize(
+    "value", [U, uuid.UUID(int=0), uuid.UUID(int=2**128 - 1), uuid.UUID(int=5)], ids=str
+)
+def test_uuid_fetch_as_uuid(backend, roundtrip, value):
+    if not backend.supports_uuid:
+        pytest.skip(f"{backend.name} has no uuid type")
+    check(roundtrip("uuid", value), value)
+
+
+@pytest.mark.fastodbc_only(reason="pyodbc fetches uuid columns as str")
+def test_uuid_null_and_description(db, backend, table, cnxn):
+    if not backend.supports_uuid:
+        pytest.skip(f"{backend.name} has no uuid type")
+    t = table(f"u {backend.ddl('uuid')}")
+    cur = cnxn.cursor()
+    cur.execute(f"INSERT INTO {t} VALUES (?)", None)
+    cur.execute(f"SELECT u FROM {t}")
+    assert cur.description[0][1] is uuid.UUID
+    assert cur.fetchone()[0] is None
+
+
+# ------------------------------------------------------------------------ several at once
+
+
+def test_all_types_in_one_row(db, backend, table, cnxn):
+    ddl = backend.ddl
+    t = table(
+        f"i {ddl('bigint')}, s {ddl('varchar(50)')}, f {ddl('float')}, n {ddl('numeric(18,4)')}, "
+        f"b {ddl('bytes')}, d {ddl('date')}, ts {ddl('timestamp')}, flag {ddl('bool')}, x {ddl('text')}"
+    )
+    values = (
+        -(2**63),
+        "Grüße 😀",
+        2.5,
+        Decimal("-1.5"),
+        b"\x00\x01",
+        datetime.date(2024, 2, 29),
+        datetime.datetime(2024, 2, 29, 1, 2, 3),
+        True,
+        None,
+    )
+    cur = cnxn.cursor()
+    cur.execute(f"INSERT INTO {t} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", *values)
+    row = cur.execute(f"SELECT i, s, f, n, b, d, ts, flag, x FROM {t}").fetchone()
+    want = list(values)
+    if backend.numeric_is_float:
+        want[3] = -1.5
+    else:
+        want[3] = Decimal("-1.5000")
+    for got, exp in zip(row, want):
+        check(got, exp)
