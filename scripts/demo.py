@@ -1,3 +1,90 @@
-"""Placeholder: the real demo is being written separately and will replace this file."""
+"""`make demo`: the main job on the embedded default (SQLite through the SQLite3 ODBC driver).
 
-print("TODO: fastodbc demo (scripts/demo.py is a placeholder)")
+Creates a sample database of orders, queries it through fastodbc and prints a few rows and the
+fetch rate. With pyodbc installed it also times pyodbc on the same query, in the same process.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import os
+import sqlite3
+import sys
+import tempfile
+import time
+
+import fastodbc
+
+ROWS = 200_000
+
+
+def make_database(path: str) -> None:
+    # The sample data is written with Python's own sqlite3 module: fast and independent of
+    # the driver under demonstration.
+    con = sqlite3.connect(path)
+    con.execute(
+        "CREATE TABLE orders (id INTEGER PRIMARY KEY, customer VARCHAR(40), city VARCHAR(40),"
+        " amount NUMERIC(12,2), placed TIMESTAMP, note VARCHAR(100))"
+    )
+    cities = ["Zürich", "Kraków", "Москва", "東京", "São Paulo", "Oslo"]
+    start = datetime.datetime(2024, 1, 1)
+    con.executemany(
+        "INSERT INTO orders VALUES (?, ?, ?, ?, ?, ?)",
+        (
+            (
+                i,
+                f"customer {i % 5000:05d}",
+                cities[i % len(cities)],
+                str(decimal.Decimal(i % 100_000) / 100),
+                (start + datetime.timedelta(minutes=i)).isoformat(sep=" "),
+                "express ✈" if i % 7 == 0 else "standard",
+            )
+            for i in range(ROWS)
+        ),
+    )
+    con.commit()
+    con.close()
+
+
+def timed_fetch(module, connstring: str) -> tuple[float, list]:
+    cnxn = module.connect(connstring)
+    cursor = cnxn.cursor()
+    started = time.perf_counter()
+    rows = cursor.execute("SELECT id, customer, city, amount, placed, note FROM orders").fetchall()
+    elapsed = time.perf_counter() - started
+    cnxn.close()
+    return elapsed, rows
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "demo.sqlite")
+        make_database(path)
+        connstring = f"Driver={{SQLite3}};Database={path}"
+        with fastodbc.connect(connstring) as cnxn:
+            cursor = cnxn.cursor()
+            print("A few orders placed in Tokyo:")
+            for row in cursor.execute(
+                "SELECT id, customer, city, amount, placed FROM orders WHERE city = ? "
+                "ORDER BY id LIMIT 5",
+                "東京",
+            ):
+                print(f"  #{row.id:<6} {row.customer:<16} {row.city:<6} {row.amount:>9} {row.placed}")
+        elapsed, rows = timed_fetch(fastodbc, connstring)
+        print(f"\nfastodbc fetchall: {len(rows):,} rows x 6 columns in {elapsed:.3f} s "
+              f"= {len(rows) / elapsed:,.0f} rows/s")
+        try:
+            import pyodbc
+        except ImportError:
+            return 0
+        base, prows = timed_fetch(pyodbc, connstring)
+        assert [tuple(r) for r in prows[:100]] == [tuple(r) for r in rows[:100]]
+        print(f"pyodbc   fetchall: {len(prows):,} rows in {base:.3f} s "
+              f"= {len(prows) / base:,.0f} rows/s  (fastodbc {base / elapsed:.1f}x faster; one run,"
+              " see BENCHMARKS.md for medians)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,7 +1,7 @@
 """Shared fixtures for the fastodbc test suite.
 
 One test, many databases: every test that takes ``backend`` (or ``cnxn`` / ``cursor`` /
-``table``) runs once per profile in PROFILES. A profile carries the driver's quirks as data
+``table``) runs once per profile in BACKENDS. A profile carries the driver's quirks as data
 (see :class:`Profile`), so tests state *what* they expect and the profile says how a given
 database/driver pair behaves.
 
@@ -56,9 +56,8 @@ class Profile:
     keeps_negative_zero: bool  # -0.0 comes back with its sign
     supports_nan: bool  # NaN / inf stored and returned as such
     timestamp_precision: int  # fractional-second digits a TIMESTAMP keeps
-    time_precision: int  # fractional-second digits a TIME keeps
+    time_precision: int  # fractional-second digits a TIME is documented to keep (at least)
     numeric_is_float: bool  # NUMERIC(p,s) is described as SQL_DOUBLE -> float
-    max_numeric_precision: int  # digits NUMERIC keeps exactly (as Decimal)
     char_pads: bool  # CHAR(n) values come back blank-padded
     int_column_is_64bit: bool  # an INTEGER column accepts values beyond 32 bits
     # -- statements / results
@@ -76,7 +75,6 @@ class Profile:
     statement_level_rollback: bool  # a failed statement leaves the transaction open
     # -- SQL snippets
     series_sql: str  # a query with one column `i` = 1..{n}
-    supports_drop_if_exists: bool = True
 
     def ddl(self, kind: str) -> str:
         """DDL for an abstract column type ('int', 'bigint', 'text', 'bytes', ...)."""
@@ -157,10 +155,9 @@ def sqlite_profile(path: Path) -> Profile:
         float_digits=15,
         keeps_negative_zero=False,
         supports_nan=False,  # NaN is stored as NULL
-        timestamp_precision=3,
-        time_precision=0,
+        timestamp_precision=6,  # bound as text: the struct path keeps ms
+        time_precision=6,  # times are bound and fetched as text
         numeric_is_float=True,
-        max_numeric_precision=15,
         char_pads=False,
         int_column_is_64bit=True,
         multiple_statements=False,
@@ -195,7 +192,6 @@ def postgresql_profile(connstr: str) -> Profile:
         timestamp_precision=6,
         time_precision=6,
         numeric_is_float=False,
-        max_numeric_precision=38,
         char_pads=True,
         int_column_is_64bit=False,
         multiple_statements=True,
@@ -225,7 +221,6 @@ def pytest_configure(config: pytest.Config) -> None:
         "fastodbc_only(reason=..., backends=None): fastodbc-specific behaviour; skipped when "
         "the module under test is pyodbc (only on the listed backends, if given)",
     )
-    config.addinivalue_line("markers", "slow: a test that takes more than about a second")
 
 
 def _param_backend(item: pytest.Item) -> str | None:
@@ -280,6 +275,11 @@ class Connector:
         self.opened.append(c)
         return c
 
+    def track(self, c):
+        """Register a connection opened elsewhere, so teardown closes it too."""
+        self.opened.append(c)
+        return c
+
     def release(self) -> None:
         """Roll back every connection still open (frees locks before DROP TABLE)."""
         for c in self.opened:
@@ -323,8 +323,16 @@ def table_name_for(request: pytest.FixtureRequest, suffix: str = "") -> str:
     return f"t_{base[:40]}_{digest}{suffix}"
 
 
+def _admin_connect(db, backend: Profile):
+    """An autocommit connection for DDL; on SQLite it waits for locks 5 s, not 100 s."""
+    connstr = backend.connstr
+    if backend.name == "sqlite":
+        connstr = connstr.rstrip(";") + ";Timeout=5000;"
+    return db.connect(connstr, autocommit=True)
+
+
 def _drop_table(db, backend: Profile, name: str) -> None:
-    c = db.connect(backend.connstr, autocommit=True)
+    c = _admin_connect(db, backend)
     try:
         cur = c.cursor()
         if backend.name == "postgresql":
@@ -346,11 +354,13 @@ class TableFactory:
         self.names: list[str] = []
 
     def __call__(self, columns: str | None = None, suffix: str = "") -> str:
-        name = table_name_for(self._request, suffix or (f"_{len(self.names)}" if self.names else ""))
+        if not suffix and self.names:
+            suffix = f"_{len(self.names)}"
+        name = table_name_for(self._request, suffix)
         _drop_table(self._db, self._backend, name)
         self.names.append(name)
         if columns is not None:
-            c = self._db.connect(self._backend.connstr, autocommit=True)
+            c = _admin_connect(self._db, self._backend)
             try:
                 c.cursor().execute(f"CREATE TABLE {name} ({columns})")
             finally:

@@ -41,7 +41,8 @@ def test_params_as_varargs(cursor, five):
 
 @pytest.mark.parametrize("container", [tuple, list])
 def test_params_as_one_sequence(cursor, five, container):
-    cursor.execute(f"SELECT id, name FROM {five} WHERE id = ? OR name = ? ORDER BY id", container([2, "n4"]))
+    params = container([2, "n4"])
+    cursor.execute(f"SELECT id, name FROM {five} WHERE id = ? OR name = ? ORDER BY id", params)
     assert rows(cursor.fetchall()) == [(2, "n2"), (4, "n4")]
 
 
@@ -53,6 +54,15 @@ def test_single_param_sequence_of_one(cursor, five):
 def test_no_params(cursor, five):
     cursor.execute(f"SELECT COUNT(*) FROM {five}")
     assert cursor.fetchone()[0] == 5
+
+
+@pytest.mark.parametrize("value", [5, "abc", 2.5])
+def test_untyped_parameter(backend, cursor, value):
+    # PostgreSQL types a bare `SELECT ?` as text; SQLite hands the value back as bound.
+    got = cursor.execute("SELECT ?", value).fetchone()[0]
+    want = str(value) if backend.untyped_param_is_text else value
+    assert got == want
+    assert type(got) is type(want)
 
 
 def test_execute_again_replaces_result(cursor, five):
@@ -163,7 +173,8 @@ def test_iter_returns_self_and_next(cursor, five):
 
 
 def test_execute_chain(cursor, five):
-    assert [r.id for r in cursor.execute(f"SELECT id FROM {five} WHERE id > ? ORDER BY id", 3)] == [4, 5]
+    result = cursor.execute(f"SELECT id FROM {five} WHERE id > ? ORDER BY id", 3)
+    assert [r.id for r in result] == [4, 5]
 
 
 # ------------------------------------------------------------------------ description

@@ -151,7 +151,7 @@ def test_error_str_contains_sqlstate_and_text(db, cursor):
 
 
 @pytest.mark.fastodbc_only(
-    reason="unixODBC reports an unregistered driver as SQLSTATE 01000 \"Can't open lib\"; "
+    reason='unixODBC reports an unregistered driver as SQLSTATE 01000 "Can\'t open lib"; '
     "pyodbc raises a plain Error for it"
 )
 def test_unknown_driver(db):
@@ -220,7 +220,9 @@ def test_wrong_number_of_parameters_in_executemany(db, cursor, pk_table):
     assert cursor.execute(f"SELECT COUNT(*) FROM {pk_table}").fetchone()[0] == 1
 
 
-@pytest.mark.parametrize("value", [object(), {"a": 1}, {1, 2}, 1 + 2j], ids=lambda v: type(v).__name__)
+@pytest.mark.parametrize(
+    "value", [object(), {"a": 1}, {1, 2}, 1 + 2j], ids=lambda v: type(v).__name__
+)
 def test_unsupported_parameter_type(db, cursor, pk_table, value):
     with pytest.raises((db.ProgrammingError, TypeError)) as exc:
         cursor.execute(f"INSERT INTO {pk_table} (id, v) VALUES (?, ?)", 9, value)
@@ -315,7 +317,7 @@ def test_connection_usable_after_error(db, backend, cnxn, pk_table, kind):
     _fail(db, backend, cur, pk_table, kind)
     assert cur.execute(f"SELECT v FROM {pk_table} WHERE id = 1").fetchone()[0] == "one"
     other = cnxn.cursor()
-    assert other.execute("SELECT 1").fetchone()[0] in (1, "1")
+    assert other.execute("SELECT 1").fetchone()[0] == 1
 
 
 @pytest.mark.parametrize("kind", sorted(FAILURES))
@@ -337,10 +339,7 @@ PSQLODBC_PARSE_ERROR = pytest.mark.fastodbc_only(
 
 @pytest.mark.parametrize(
     "kind",
-    [
-        pytest.param(k, marks=PSQLODBC_PARSE_ERROR) if k == "syntax" else k
-        for k in sorted(FAILURES)
-    ],
+    [pytest.param(k, marks=PSQLODBC_PARSE_ERROR) if k == "syntax" else k for k in sorted(FAILURES)],
 )
 def test_error_then_commit_keeps_transaction(db, backend, connect, cnxn, pk_table, kind):
     """A failed statement is rolled back alone: earlier work in the transaction survives,

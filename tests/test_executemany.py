@@ -50,7 +50,8 @@ def test_basic(backend, cursor, table, fast):
     t = table(f"id {backend.ddl('int')}, v {backend.ddl('varchar(50)')}")
     cursor.fast_executemany = fast
     data = [(1, "a"), (2, "b"), (3, "ü😀")]
-    assert cursor.executemany(f"INSERT INTO {t} VALUES (?, ?)", data) is None
+    # DB-API leaves the return value open: pyodbc returns None, returning the cursor is fine.
+    assert cursor.executemany(f"INSERT INTO {t} VALUES (?, ?)", data) in (None, cursor)
     assert rows_of(cursor, f"SELECT id, v FROM {t} ORDER BY id") == data
 
 
@@ -63,10 +64,8 @@ def test_rowcount(backend, cursor, table, fast):
     assert cursor.rowcount in (-1, 25)
     cursor.executemany(f"UPDATE {t} SET v = ? WHERE id < ?", [("x", 5), ("y", 2), ("z", -1)])
     assert cursor.rowcount in (-1, 7)
-    assert rows_of(cursor, f"SELECT v, COUNT(*) FROM {t} GROUP BY v HAVING v IN ('x', 'y') ORDER BY v") == [
-        ("x", 3),
-        ("y", 2),
-    ]
+    sql = f"SELECT v, COUNT(*) FROM {t} GROUP BY v HAVING v IN ('x', 'y') ORDER BY v"
+    assert rows_of(cursor, sql) == [("x", 3), ("y", 2)]
 
 
 @pytest.mark.parametrize("fast", FAST_PYODBC_WRONG)
@@ -77,8 +76,16 @@ def test_nulls(backend, cursor, table, fast):
         f"n {ddl('numeric(18,4)')}, b {ddl('bytes')}, d {ddl('date')}, ts {ddl('timestamp')}, "
         f"flag {ddl('bool')}"
     )
-    full = (5, "s", 1.5, Decimal("2.5"), b"\x01", datetime.date(2024, 1, 2),
-            datetime.datetime(2024, 1, 2, 3, 4, 5), True)
+    full = (
+        5,
+        "s",
+        1.5,
+        Decimal("2.5"),
+        b"\x01",
+        datetime.date(2024, 1, 2),
+        datetime.datetime(2024, 1, 2, 3, 4, 5),
+        True,
+    )
     data = [
         (0, *([None] * 8)),
         (1, *full),
@@ -91,8 +98,17 @@ def test_nulls(backend, cursor, table, fast):
     num = (lambda d: float(d)) if backend.numeric_is_float else (lambda d: d)
     want = [
         data[0],
-        (1, 5, "s", 1.5, num(Decimal("2.5")), b"\x01", datetime.date(2024, 1, 2),
-         datetime.datetime(2024, 1, 2, 3, 4, 5), True),
+        (
+            1,
+            5,
+            "s",
+            1.5,
+            num(Decimal("2.5")),
+            b"\x01",
+            datetime.date(2024, 1, 2),
+            datetime.datetime(2024, 1, 2, 3, 4, 5),
+            True,
+        ),
         data[2],
         (3, None, "x", None, num(Decimal("1")), None, datetime.date(2000, 1, 1), None, False),
     ]
@@ -106,7 +122,8 @@ def test_all_null_column(backend, cursor, table, fast):
     t = table(f"id {backend.ddl('int')}, b {backend.ddl('bytes')}, s {backend.ddl('text')}")
     cursor.fast_executemany = fast
     cursor.executemany(f"INSERT INTO {t} VALUES (?, ?, ?)", [(i, None, None) for i in range(5)])
-    assert rows_of(cursor, f"SELECT id, b, s FROM {t} ORDER BY id") == [(i, None, None) for i in range(5)]
+    want = [(i, None, None) for i in range(5)]
+    assert rows_of(cursor, f"SELECT id, b, s FROM {t} ORDER BY id") == want
 
 
 @pytest.mark.parametrize("fast", FAST_PYODBC_WRONG)
@@ -280,3 +297,28 @@ def test_executemany_then_select_on_same_cursor(backend, cursor, table, fast):
     cursor.executemany(f"INSERT INTO {t} VALUES (?)", [(1,), (2,)])
     cursor.execute(f"SELECT SUM(id) FROM {t}")
     assert cursor.fetchone()[0] == 3
+
+
+FIXED_SIZE_VALUES = {
+    "bool": lambda k: k % 3 == 0,
+    "smallint": lambda k: k - 150,
+    "int": lambda k: k * 1000,
+    "bigint": lambda k: k * 2**40,
+    "float": lambda k: k / 8,
+    "date": lambda k: datetime.date(2000, 1, 1) + datetime.timedelta(days=k * 37),
+    "time": lambda k: datetime.time(k % 24, k % 60, (k * 7) % 60),
+    "timestamp": lambda k: datetime.datetime(2001, 1, 1) + datetime.timedelta(seconds=k * 3607),
+}
+
+
+@pytest.mark.parametrize("fast", FAST)
+@pytest.mark.parametrize("kind", sorted(FIXED_SIZE_VALUES))
+def test_fixed_size_type_param_arrays(backend, cursor, table, fast, kind):
+    # Column-wise parameter arrays of fixed-size C types use the C struct's size as the
+    # stride (SQL_C_BIT 1 byte, DATE_STRUCT 6...). A NULL first row must not fix the type.
+    t = table(f"id {backend.ddl('int')}, v {backend.ddl(kind)}")
+    rows = [(k, None if k % 10 in (0, 9) else FIXED_SIZE_VALUES[kind](k)) for k in range(200)]
+    cursor.fast_executemany = fast
+    cursor.executemany(f"INSERT INTO {t} VALUES (?, ?)", rows)
+    got = [tuple(r) for r in cursor.execute(f"SELECT id, v FROM {t} ORDER BY id")]
+    assert got == rows

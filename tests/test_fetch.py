@@ -2,6 +2,7 @@
 values longer than the size the driver describes."""
 
 import datetime
+import uuid
 
 import pytest
 
@@ -194,14 +195,15 @@ def whole_or_data_error(db, fn, want):
 @pytest.mark.parametrize("char", ["x", "é", "😀"])
 def test_sqlite_value_longer_than_declared_varchar(db, backend, cursor, table, cnxn, size, char):
     # Only SQLite stores values longer than the declared VARCHAR size.
-    t = table(f"id {backend.ddl('int')}, v {backend.ddl('varchar(10)')}, after {backend.ddl('int')}")
+    ddl = backend.ddl
+    t = table(f"id {ddl('int')}, v {ddl('varchar(10)')}, after {ddl('int')}")
     value = char * size
     cur = cnxn.cursor()
     cur.execute(f"INSERT INTO {t} VALUES (?, ?, ?)", 1, value, 7)
     cnxn.commit()
-    cur.execute(f"SELECT id, v, after FROM {t}")
-    assert cur.description[1][3] == 10  # the driver says 10...
-    whole_or_data_error(db, lambda: tuple(cur.execute(f"SELECT id, v, after FROM {t}").fetchone()), (1, value, 7))
+    # sqliteodbc describes v as VARCHAR(10) (see test_cursor.py::test_description).
+    sql = f"SELECT id, v, after FROM {t}"
+    whole_or_data_error(db, lambda: tuple(cur.execute(sql).fetchone()), (1, value, 7))
 
 
 @pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
@@ -217,11 +219,122 @@ def test_pg_value_longer_than_max_varchar_size(db, backend, connect, table, size
     c.commit()
     cur.execute(f"SELECT id, v, after FROM {t}")
     assert cur.description[1][3] == 5  # the driver says 5...
-    whole_or_data_error(db, lambda: tuple(cur.execute(f"SELECT id, v, after FROM {t}").fetchall()[0]), (1, value, 7))
+    sql = f"SELECT id, v, after FROM {t}"
+    whole_or_data_error(db, lambda: tuple(cur.execute(sql).fetchall()[0]), (1, value, 7))
 
 
 def test_fetch_repeated_execute_same_cursor(cursor, series_table):
     # Re-executing must reset buffers: the second result is not polluted by the first.
     for n in (10, 2000, 5):
-        got = cursor.execute(f"SELECT id FROM {series_table} WHERE id <= ? ORDER BY id", n).fetchall()
+        sql = f"SELECT id FROM {series_table} WHERE id <= ? ORDER BY id"
+        got = cursor.execute(sql, n).fetchall()
         assert [r[0] for r in got] == list(range(1, n + 1))
+
+
+# ------------------------------------------------------------------------ fixed-size types
+
+
+FIXED_SIZE_VALUES = {
+    "bool": lambda k: k % 3 == 0,
+    "smallint": lambda k: k - 150,
+    "int": lambda k: k * 1000,
+    "bigint": lambda k: k * 2**40,
+    "float": lambda k: k / 8,
+    "real": lambda k: k * 0.5,
+    "date": lambda k: datetime.date(2000, 1, 1) + datetime.timedelta(days=k * 37),
+    "time": lambda k: datetime.time(k % 24, k % 60, (k * 7) % 60),
+    "timestamp": lambda k: datetime.datetime(2001, 1, 1) + datetime.timedelta(seconds=k * 3607),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(FIXED_SIZE_VALUES))
+def test_fixed_size_type_in_multi_row_blocks(backend, cursor, table, cnxn, kind):
+    # Column-wise bound arrays of fixed-size C types use the C struct's size as the stride
+    # (SQL_C_BIT 1 byte, DATE_STRUCT 6, TIMESTAMP_STRUCT 16...): every row of a block must
+    # come back, not just the first.
+    t = table(f"id {backend.ddl('int')}, v {backend.ddl(kind)}")
+    rows = [(k, None if k % 10 == 9 else FIXED_SIZE_VALUES[kind](k)) for k in range(300)]
+    cur = cnxn.cursor()
+    cur.fast_executemany = False
+    cur.executemany(f"INSERT INTO {t} VALUES (?, ?)", rows)
+    cnxn.commit()
+    got = [tuple(r) for r in cursor.execute(f"SELECT id, v FROM {t} ORDER BY id").fetchall()]
+    assert got == rows
+
+
+def test_fixed_size_types_together_in_multi_row_blocks(backend, cursor, table, cnxn):
+    kinds = sorted(FIXED_SIZE_VALUES)
+    t = table(f"id {backend.ddl('int')}, " + ", ".join(f"c_{k} {backend.ddl(k)}" for k in kinds))
+    rows = [(k, *(FIXED_SIZE_VALUES[kind](k) for kind in kinds)) for k in range(300)]
+    rows += [(k, *([None] * len(kinds))) for k in range(300, 303)]
+    marks = ", ".join(["?"] * (len(kinds) + 1))
+    cur = cnxn.cursor()
+    cur.fast_executemany = False
+    cur.executemany(f"INSERT INTO {t} VALUES ({marks})", rows)
+    cnxn.commit()
+    got = [tuple(r) for r in cursor.execute(f"SELECT * FROM {t} ORDER BY id").fetchall()]
+    assert got == rows
+
+
+def test_uuid_in_multi_row_blocks(backend, cursor, table, cnxn):
+    if not backend.supports_uuid:
+        pytest.skip(f"{backend.name} has no uuid type")
+    t = table(f"id {backend.ddl('int')}, u {backend.ddl('uuid')}")
+    values = [uuid.UUID(int=(k * 0x1234567890ABCDEF1234567) % 2**128) for k in range(50)]
+    cur = cnxn.cursor()
+    for k, u in enumerate(values):
+        cur.execute(f"INSERT INTO {t} VALUES (?, ?)", k, u)
+    got = cursor.execute(f"SELECT CAST(u AS TEXT) FROM {t} ORDER BY id").fetchall()
+    assert [r[0] for r in got] == [str(u) for u in values]
+
+
+@pytest.mark.fastodbc_only(reason="pyodbc fetches uuid columns as str")
+def test_uuid_objects_in_multi_row_blocks(backend, cursor, table, cnxn):
+    if not backend.supports_uuid:
+        pytest.skip(f"{backend.name} has no uuid type")
+    t = table(f"id {backend.ddl('int')}, u {backend.ddl('uuid')}")
+    values = [uuid.UUID(int=(k * 0x1234567890ABCDEF1234567) % 2**128) for k in range(50)]
+    values[7] = None
+    cur = cnxn.cursor()
+    for k, u in enumerate(values):
+        cur.execute(f"INSERT INTO {t} VALUES (?, ?)", k, u)
+    got = cursor.execute(f"SELECT u FROM {t} ORDER BY id").fetchall()
+    assert [r[0] for r in got] == values
+
+
+# ------------------------------------------------------------------------ interleaving / cursors
+
+
+def test_two_cursors_interleaved_over_large_results(cnxn, series_table):
+    a = cnxn.cursor()
+    b = cnxn.cursor()
+    a.execute(f"SELECT id, s, n FROM {series_table} ORDER BY id")
+    b.execute(f"SELECT id, s, n FROM {series_table} ORDER BY id DESC")
+    i, j = 0, N_LARGE + 1
+    while True:
+        ra = a.fetchmany(1500)
+        rb = b.fetchmany(700)
+        for row in ra:
+            i += 1
+            assert tuple(row) == exp_row(i)
+        for row in rb:
+            j -= 1
+            assert tuple(row) == exp_row(j)
+        if not ra and not rb:
+            break
+    assert (i, j) == (N_LARGE, 1)
+
+
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+def test_server_side_cursor_large_result(backend, connect, series_table):
+    # psqlODBC streams through a server-side cursor with UseDeclareFetch=1 (bounded memory).
+    c = connect(backend.connstr.rstrip(";") + ";UseDeclareFetch=1;Fetch=1000")
+    cur = c.cursor()
+    cur.execute(f"SELECT id, s, n FROM {series_table} ORDER BY id")
+    count = 0
+    while batch := cur.fetchmany(3333):
+        for row in batch:
+            count += 1
+            assert tuple(row) == exp_row(count)
+    assert count == N_LARGE
+    c.rollback()

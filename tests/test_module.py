@@ -167,12 +167,13 @@ def test_pyodbc_exports_sql_constants():
 @pytest.mark.fastodbc_only(reason="compares the module under test against pyodbc")
 def test_sql_constants_match_pyodbc(db):
     missing = [n for n in PYODBC_SQL_NAMES if not hasattr(db, n)]
-    wrong = {
-        n: (getattr(db, n), getattr(_pyodbc, n))
-        for n in PYODBC_SQL_NAMES
-        if hasattr(db, n)
-        and (getattr(db, n) != getattr(_pyodbc, n) or type(getattr(db, n)) is not type(getattr(_pyodbc, n)))
-    }
+    wrong = {}
+    for n in PYODBC_SQL_NAMES:
+        if not hasattr(db, n):
+            continue
+        ours, theirs = getattr(db, n), getattr(_pyodbc, n)
+        if ours != theirs or type(ours) is not type(theirs):
+            wrong[n] = (ours, theirs)
     assert not missing, f"{len(missing)} SQL_* names missing: {missing}"
     assert not wrong, f"SQL_* values differ from pyodbc (ours, pyodbc's): {wrong}"
 

@@ -110,7 +110,7 @@ def test_attribute_access(row):
 
 def test_attribute_access_unknown(row):
     with pytest.raises(AttributeError):
-        row.nonexistent_column
+        _ = row.nonexistent_column
 
 
 def test_attribute_access_mixed_case_alias(cursor, row_source):

@@ -19,19 +19,13 @@ _ALIASES = {
 def escape_value(value: str) -> str:
     """Returns ``value`` as a connection-string attribute value.
 
-    Values that contain ``;``, start with ``{`` or have surrounding spaces are wrapped in
-    braces, with every ``}`` doubled (the ODBC rule), so no value can end the attribute early
-    or inject another one.
+    A value that contains ``;``, starts with ``{`` or has surrounding spaces is wrapped in
+    braces with every ``}`` doubled (the ODBC rule), so it can neither end its attribute early
+    nor inject another one. Other values, including ones with ``}`` or ``=`` inside, are left
+    as they are: unixODBC's drivers (psqlODBC, SQLite) take them literally but do not undo the
+    doubling inside braces.
     """
-    if value == "":
-        return value
-    needs_braces = (
-        ";" in value
-        or value.startswith("{")
-        or "}" in value
-        or value != value.strip()
-        or "=" in value
-    )
+    needs_braces = ";" in value or value.startswith("{") or value != value.strip()
     if not needs_braces:
         return value
     return "{" + value.replace("}", "}}") + "}"

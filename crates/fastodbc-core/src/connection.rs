@@ -62,6 +62,13 @@ pub struct DriverTraits {
     pub truncates_at_nul: bool,
     /// Declared column sizes are not limits: values can be longer than described.
     pub sizes_unreliable: bool,
+    /// Binary parameter arrays bind correctly (SQLite's driver reads one byte per element).
+    pub binary_param_arrays: bool,
+    /// Timestamps are bound as text to keep microseconds (SQLite's driver keeps milliseconds of
+    /// a SQL_C_TYPE_TIMESTAMP but stores text as given).
+    pub timestamp_as_text: bool,
+    /// `SQLRowCount` after a parameter array counts every row, not just the last set's.
+    pub array_row_count: bool,
     /// `SQLGetData` may follow a block fetch after `SQLSetPos` (SQL_GD_BLOCK | SQL_GD_BOUND).
     pub getdata_in_block: bool,
 }
@@ -102,6 +109,9 @@ impl Connection {
                 narrow_is_utf8: false,
                 truncates_at_nul: false,
                 sizes_unreliable: false,
+                binary_param_arrays: true,
+                timestamp_as_text: false,
+                array_row_count: true,
                 getdata_in_block: false,
             },
             driver_name: String::new(),
@@ -132,7 +142,13 @@ impl Connection {
                 ffi::SQL_DRIVER_NOPROMPT,
             )
         };
-        check(ret, ffi::SQL_HANDLE_DBC, hdbc, "SQLDriverConnectW", Some(info))?;
+        check(
+            ret,
+            ffi::SQL_HANDLE_DBC,
+            hdbc,
+            "SQLDriverConnectW",
+            Some(info),
+        )?;
         conn.connected = true;
         conn.set_autocommit(autocommit)?;
         if readonly {
@@ -154,7 +170,14 @@ impl Connection {
         let ret = unsafe {
             ffi::SQLSetConnectAttrW(self.hdbc, attr, value as *mut _, ffi::SQL_IS_UINTEGER)
         };
-        check(ret, ffi::SQL_HANDLE_DBC, self.hdbc, "SQLSetConnectAttr", None).map(|_| ())
+        check(
+            ret,
+            ffi::SQL_HANDLE_DBC,
+            self.hdbc,
+            "SQLSetConnectAttr",
+            None,
+        )
+        .map(|_| ())
     }
 
     /// Sets any connection attribute (integers by value, text as UTF-16, bytes as a buffer).
@@ -163,7 +186,12 @@ impl Connection {
             AttrValue::Int(i) => {
                 // SAFETY: integer attributes are passed by value.
                 unsafe {
-                    ffi::SQLSetConnectAttrW(self.hdbc, attr, *i as usize as *mut _, ffi::SQL_IS_INTEGER)
+                    ffi::SQLSetConnectAttrW(
+                        self.hdbc,
+                        attr,
+                        *i as usize as *mut _,
+                        ffi::SQL_IS_INTEGER,
+                    )
                 }
             }
             AttrValue::Text(s) => {
@@ -177,11 +205,23 @@ impl Connection {
                 let mut b = b.clone();
                 // SAFETY: as above.
                 unsafe {
-                    ffi::SQLSetConnectAttrW(self.hdbc, attr, b.as_mut_ptr() as *mut _, b.len() as i32)
+                    ffi::SQLSetConnectAttrW(
+                        self.hdbc,
+                        attr,
+                        b.as_mut_ptr() as *mut _,
+                        b.len() as i32,
+                    )
                 }
             }
         };
-        check(ret, ffi::SQL_HANDLE_DBC, self.hdbc, "SQLSetConnectAttr", None).map(|_| ())
+        check(
+            ret,
+            ffi::SQL_HANDLE_DBC,
+            self.hdbc,
+            "SQLSetConnectAttr",
+            None,
+        )
+        .map(|_| ())
     }
 
     pub fn get_attr_int(&self, attr: i32) -> Result<u64> {
@@ -189,9 +229,21 @@ impl Connection {
         let mut len = 0i32;
         // SAFETY: the driver writes at most a SQLULEN into `value`.
         let ret = unsafe {
-            ffi::SQLGetConnectAttrW(self.hdbc, attr, &mut value as *mut u64 as *mut _, 8, &mut len)
+            ffi::SQLGetConnectAttrW(
+                self.hdbc,
+                attr,
+                &mut value as *mut u64 as *mut _,
+                8,
+                &mut len,
+            )
         };
-        check(ret, ffi::SQL_HANDLE_DBC, self.hdbc, "SQLGetConnectAttr", None)?;
+        check(
+            ret,
+            ffi::SQL_HANDLE_DBC,
+            self.hdbc,
+            "SQLGetConnectAttr",
+            None,
+        )?;
         Ok(value)
     }
 
@@ -211,7 +263,11 @@ impl Connection {
     }
 
     pub fn end_transaction(&self, commit: bool) -> Result<()> {
-        let kind = if commit { ffi::SQL_COMMIT } else { ffi::SQL_ROLLBACK };
+        let kind = if commit {
+            ffi::SQL_COMMIT
+        } else {
+            ffi::SQL_ROLLBACK
+        };
         // SAFETY: valid connection handle.
         let ret = unsafe { ffi::SQLEndTran(ffi::SQL_HANDLE_DBC, self.hdbc, kind) };
         check(ret, ffi::SQL_HANDLE_DBC, self.hdbc, "SQLEndTran", None).map(|_| ())
@@ -251,7 +307,13 @@ impl Connection {
         let mut len = 0i16;
         // SAFETY: `value` has room for the widest integer info type.
         let ret = unsafe {
-            ffi::SQLGetInfoW(self.hdbc, info, &mut value as *mut u64 as *mut _, 8, &mut len)
+            ffi::SQLGetInfoW(
+                self.hdbc,
+                info,
+                &mut value as *mut u64 as *mut _,
+                8,
+                &mut len,
+            )
         };
         check(ret, ffi::SQL_HANDLE_DBC, self.hdbc, "SQLGetInfo", None)?;
         Ok(match width {
@@ -277,7 +339,8 @@ impl Connection {
             unsafe {
                 let _ = ffi::SQLEndTran(ffi::SQL_HANDLE_DBC, self.hdbc, ffi::SQL_ROLLBACK);
                 let ret = ffi::SQLDisconnect(self.hdbc);
-                result = check(ret, ffi::SQL_HANDLE_DBC, self.hdbc, "SQLDisconnect", None).map(|_| ());
+                result =
+                    check(ret, ffi::SQL_HANDLE_DBC, self.hdbc, "SQLDisconnect", None).map(|_| ());
             }
             self.connected = false;
         }
@@ -303,12 +366,16 @@ impl Drop for Connection {
 /// cut parameters at an embedded NUL.
 fn driver_traits(driver_name: &str, getdata_extensions: u32) -> DriverTraits {
     let name = driver_name.to_ascii_lowercase();
+    let sqlite = name.contains("sqlite");
     let utf8_drivers = name.contains("sqlite") || name.starts_with("psqlodbcw");
     let nul_cutters = name.contains("sqlite") || name.starts_with("psqlodbc");
     DriverTraits {
         narrow_is_utf8: utf8_drivers,
         truncates_at_nul: nul_cutters,
-        sizes_unreliable: name.contains("sqlite"),
+        sizes_unreliable: sqlite,
+        binary_param_arrays: !sqlite,
+        timestamp_as_text: sqlite,
+        array_row_count: !name.starts_with("psqlodbc"),
         getdata_in_block: getdata_extensions & (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
             == (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND),
     }
@@ -326,9 +393,27 @@ pub fn list_names(data_sources: bool) -> Result<Vec<(String, String)>> {
         // SAFETY: buffers valid for the lengths passed.
         let ret = unsafe {
             if data_sources {
-                ffi::SQLDataSourcesW(env, direction, a.as_mut_ptr(), 512, &mut al, b.as_mut_ptr(), 2048, &mut bl)
+                ffi::SQLDataSourcesW(
+                    env,
+                    direction,
+                    a.as_mut_ptr(),
+                    512,
+                    &mut al,
+                    b.as_mut_ptr(),
+                    2048,
+                    &mut bl,
+                )
             } else {
-                ffi::SQLDriversW(env, direction, a.as_mut_ptr(), 512, &mut al, b.as_mut_ptr(), 2048, &mut bl)
+                ffi::SQLDriversW(
+                    env,
+                    direction,
+                    a.as_mut_ptr(),
+                    512,
+                    &mut al,
+                    b.as_mut_ptr(),
+                    2048,
+                    &mut bl,
+                )
             }
         };
         if !check(ret, ffi::SQL_HANDLE_ENV, env, "SQLDrivers", None)? {
@@ -336,7 +421,10 @@ pub fn list_names(data_sources: bool) -> Result<Vec<(String, String)>> {
         }
         let al = (al.max(0) as usize).min(a.len());
         let bl = (bl.max(0) as usize).min(b.len());
-        out.push((String::from_utf16_lossy(&a[..al]), String::from_utf16_lossy(&b[..bl])));
+        out.push((
+            String::from_utf16_lossy(&a[..al]),
+            String::from_utf16_lossy(&b[..bl]),
+        ));
         direction = 1; // SQL_FETCH_NEXT
     }
     Ok(out)

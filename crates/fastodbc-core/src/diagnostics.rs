@@ -24,7 +24,7 @@ pub struct Diagnostics {
 impl Diagnostics {
     /// Reads every record of `handle`. Message lengths from `SQLGetDiagRecW` are characters
     /// (UTF-16 code units), so a message longer than the buffer is read again with room for it.
-    pub fn read(handle_type: i16, handle: ffi::Handle) -> Self {
+    pub(crate) fn read(handle_type: i16, handle: ffi::Handle) -> Self {
         let mut records = Vec::new();
         let mut rec: i16 = 1;
         let mut msg: Vec<u16> = vec![0; 1024];
@@ -68,9 +68,12 @@ impl Diagnostics {
     }
 
     /// SQLSTATE of the first record, the one that decides the exception class.
+    /// A warning (class 01) that precedes the error is skipped: the error decides.
     pub fn sqlstate(&self) -> &str {
         self.records
-            .first()
+            .iter()
+            .find(|r| !r.sqlstate.starts_with("01"))
+            .or(self.records.first())
             .map(|r| r.sqlstate.as_str())
             .unwrap_or("HY000")
     }
@@ -166,9 +169,10 @@ impl fmt::Display for Error {
                 f,
                 "column {column:?}: invalid {encoding} text from the driver at byte {offset}"
             ),
-            Error::Data(m) | Error::Programming(m) | Error::NotSupported(m) | Error::Interface(m) => {
-                f.write_str(m)
-            }
+            Error::Data(m)
+            | Error::Programming(m)
+            | Error::NotSupported(m)
+            | Error::Interface(m) => f.write_str(m),
         }
     }
 }
@@ -179,7 +183,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 /// Turns a return code into `Ok(true)` (success), `Ok(false)` (`SQL_NO_DATA`) or the error with
 /// its diagnostics. `info` receives records of `SQL_SUCCESS_WITH_INFO`.
-pub fn check(
+pub(crate) fn check(
     ret: ffi::SqlReturn,
     handle_type: i16,
     handle: ffi::Handle,

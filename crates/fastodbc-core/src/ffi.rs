@@ -55,6 +55,8 @@ pub const SQL_ATTR_PARAMSET_SIZE: i32 = 22;
 pub const SQL_ATTR_PARAMS_PROCESSED_PTR: i32 = 21;
 pub const SQL_ATTR_PARAM_STATUS_PTR: i32 = 20;
 pub const SQL_BIND_BY_COLUMN: usize = 0;
+pub const SQL_ATTR_CURSOR_TYPE: i32 = 6;
+pub const SQL_CURSOR_STATIC: usize = 3;
 
 pub const SQL_CLOSE: u16 = 0;
 pub const SQL_UNBIND: u16 = 2;

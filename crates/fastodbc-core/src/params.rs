@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use crate::diagnostics::{Error, Result};
 use crate::ffi;
-use crate::types::temporal::format_time;
+use crate::types::temporal::{format_time, format_timestamp};
 
 /// A parameter value, already converted from the caller's object.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,6 +70,14 @@ pub enum TextEncoding {
     Utf8,
 }
 
+/// Per-connection choices of how values are bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BindOptions {
+    pub text: TextEncoding,
+    /// Send timestamps as `YYYY-MM-DD HH:MM:SS.ffffff` text (see `DriverTraits`).
+    pub timestamp_as_text: bool,
+}
+
 /// Longest text (characters) or binary (bytes) bound as VARCHAR/VARBINARY; longer values are
 /// sent as the LONG types, which every driver accepts without a size limit.
 const LONG_PARAM: usize = 4000;
@@ -96,7 +104,9 @@ impl ParamColumn {
 
     fn bytes_mut(&mut self) -> &mut [u8] {
         // SAFETY: reinterpreting owned u64 storage as bytes of the same total length.
-        unsafe { std::slice::from_raw_parts_mut(self.data.as_mut_ptr() as *mut u8, self.data.len() * 8) }
+        unsafe {
+            std::slice::from_raw_parts_mut(self.data.as_mut_ptr() as *mut u8, self.data.len() * 8)
+        }
     }
 }
 
@@ -148,13 +158,23 @@ fn decimal_digits_for_time(us: u32) -> i16 {
 
 impl ParamBatch {
     /// Lays out `rows` (all of one width, kinds consistent per column: see `split_runs`).
-    pub fn build(rows: &[Vec<ParamValue>], text: TextEncoding, null_types: &[NullType]) -> Result<ParamBatch> {
+    pub fn build(
+        rows: &[Vec<ParamValue>],
+        opts: BindOptions,
+        null_types: &[NullType],
+    ) -> Result<ParamBatch> {
         let n = rows.len();
         let width = rows.first().map_or(0, |r| r.len());
         let mut columns = Vec::with_capacity(width);
         for c in 0..width {
             let kind = rows.iter().find_map(|r| r[c].kind());
-            columns.push(build_column(rows, c, kind, text, null_types.get(c).copied().flatten())?);
+            columns.push(build_column(
+                rows,
+                c,
+                kind,
+                opts,
+                null_types.get(c).copied().flatten(),
+            )?);
         }
         Ok(ParamBatch {
             columns,
@@ -169,23 +189,32 @@ fn build_column(
     rows: &[Vec<ParamValue>],
     c: usize,
     kind: Option<ParamKind>,
-    text: TextEncoding,
+    opts: BindOptions,
     null_type: NullType,
 ) -> Result<ParamColumn> {
     let n = rows.len();
+    let text = opts.text;
+    let ts_text = opts.timestamp_as_text;
     // Describe the column (sizes over all rows), then allocate once and fill.
     let (c_type, sql_type, col_size, digits, elem) = match kind {
         None => {
             let (t, size, digits) = null_type.unwrap_or((ffi::SQL_VARCHAR, 1, 0));
             (ffi::SQL_C_CHAR, t, size.max(1), digits, 8)
         }
-        Some(ParamKind::Bool) => (ffi::SQL_C_BIT, ffi::SQL_BIT, 1, 0, 8),
+        Some(ParamKind::Bool) => (ffi::SQL_C_BIT, ffi::SQL_BIT, 1, 0, 1),
         Some(ParamKind::Int) => (ffi::SQL_C_SBIGINT, ffi::SQL_BIGINT, 19, 0, 8),
         Some(ParamKind::Float) => (ffi::SQL_C_DOUBLE, ffi::SQL_DOUBLE, 15, 0, 8),
-        Some(ParamKind::Date) => (ffi::SQL_C_TYPE_DATE, ffi::SQL_TYPE_DATE, 10, 0, 8),
-        Some(ParamKind::Timestamp) => {
-            (ffi::SQL_C_TYPE_TIMESTAMP, ffi::SQL_TYPE_TIMESTAMP, 26, 6, 16)
+        Some(ParamKind::Date) => (ffi::SQL_C_TYPE_DATE, ffi::SQL_TYPE_DATE, 10, 0, 6),
+        Some(ParamKind::Timestamp) if ts_text => {
+            (ffi::SQL_C_CHAR, ffi::SQL_TYPE_TIMESTAMP, 26, 6, 32)
         }
+        Some(ParamKind::Timestamp) => (
+            ffi::SQL_C_TYPE_TIMESTAMP,
+            ffi::SQL_TYPE_TIMESTAMP,
+            26,
+            6,
+            16,
+        ),
         Some(ParamKind::Guid) => (ffi::SQL_C_GUID, ffi::SQL_GUID, 16, 0, 16),
         Some(ParamKind::Time) => {
             // Text keeps microseconds; SQL_C_TYPE_TIME has no fraction field.
@@ -216,7 +245,13 @@ fn build_column(
                 }
             }
             let precision = int_digits + scale as usize;
-            (ffi::SQL_C_CHAR, ffi::SQL_NUMERIC, precision, scale, longest + 1)
+            (
+                ffi::SQL_C_CHAR,
+                ffi::SQL_NUMERIC,
+                precision,
+                scale,
+                longest + 1,
+            )
         }
         Some(ParamKind::Text) => {
             let mut longest_units = 0usize;
@@ -236,14 +271,22 @@ fn build_column(
             match text {
                 TextEncoding::Utf16 => (
                     ffi::SQL_C_WCHAR,
-                    if long { ffi::SQL_WLONGVARCHAR } else { ffi::SQL_WVARCHAR },
+                    if long {
+                        ffi::SQL_WLONGVARCHAR
+                    } else {
+                        ffi::SQL_WVARCHAR
+                    },
                     size,
                     0,
                     (size + 1) * 2,
                 ),
                 TextEncoding::Utf8 => (
                     ffi::SQL_C_CHAR,
-                    if long { ffi::SQL_LONGVARCHAR } else { ffi::SQL_VARCHAR },
+                    if long {
+                        ffi::SQL_LONGVARCHAR
+                    } else {
+                        ffi::SQL_VARCHAR
+                    },
                     size,
                     0,
                     longest_bytes + 1,
@@ -268,7 +311,13 @@ fn build_column(
             (ffi::SQL_C_BINARY, t, longest, 0, longest)
         }
     };
-    let elem = elem.div_ceil(8) * 8;
+    // Fixed-size C types are laid out at their own size: drivers ignore the buffer length for
+    // them in column-wise arrays.
+    let fixed = !matches!(
+        c_type,
+        ffi::SQL_C_CHAR | ffi::SQL_C_WCHAR | ffi::SQL_C_BINARY
+    );
+    let elem = if fixed { elem } else { elem.div_ceil(8) * 8 };
     let mut col = ParamColumn {
         c_type,
         sql_type,
@@ -293,8 +342,18 @@ fn build_column(
                 ParamValue::Int(v) => put(out, &v.to_ne_bytes()),
                 ParamValue::Float(v) => put(out, &v.to_ne_bytes()),
                 ParamValue::Date(d) => {
-                    let raw = [d.year.to_ne_bytes(), d.month.to_ne_bytes(), d.day.to_ne_bytes()].concat();
+                    let raw = [
+                        d.year.to_ne_bytes(),
+                        d.month.to_ne_bytes(),
+                        d.day.to_ne_bytes(),
+                    ]
+                    .concat();
                     put(out, &raw)
+                }
+                ParamValue::Timestamp(t) if ts_text => {
+                    scratch.clear();
+                    format_timestamp(&mut scratch, t);
+                    put(out, scratch.as_bytes())
                 }
                 ParamValue::Timestamp(t) => {
                     let mut raw = Vec::with_capacity(16);
@@ -356,6 +415,11 @@ fn put(out: &mut [u8], bytes: &[u8]) -> usize {
 mod tests {
     use super::*;
 
+    const UTF16: BindOptions = BindOptions {
+        text: TextEncoding::Utf16,
+        timestamp_as_text: false,
+    };
+
     #[test]
     fn runs_split_on_kind_changes_but_not_on_nulls() {
         let rows = vec![
@@ -376,9 +440,12 @@ mod tests {
             vec![ParamValue::Text("😀😀😀".into())],
             vec![ParamValue::Null],
         ];
-        let b = ParamBatch::build(&rows, TextEncoding::Utf16, &[]).unwrap();
+        let b = ParamBatch::build(&rows, UTF16, &[]).unwrap();
         let col = &b.columns[0];
-        assert_eq!((col.c_type, col.sql_type, col.col_size), (ffi::SQL_C_WCHAR, ffi::SQL_WVARCHAR, 6));
+        assert_eq!(
+            (col.c_type, col.sql_type, col.col_size),
+            (ffi::SQL_C_WCHAR, ffi::SQL_WVARCHAR, 6)
+        );
         assert_eq!(col.ind, vec![4, 12, ffi::SQL_NULL_DATA]);
     }
 
@@ -389,8 +456,12 @@ mod tests {
             precision: p,
             scale: s,
         };
-        let rows = vec![vec![d("-99999999999999.9999", 18, 4)], vec![d("1.5", 2, 1)], vec![d("123456", 6, 0)]];
-        let b = ParamBatch::build(&rows, TextEncoding::Utf16, &[]).unwrap();
+        let rows = vec![
+            vec![d("-99999999999999.9999", 18, 4)],
+            vec![d("1.5", 2, 1)],
+            vec![d("123456", 6, 0)],
+        ];
+        let b = ParamBatch::build(&rows, UTF16, &[]).unwrap();
         assert_eq!((b.columns[0].col_size, b.columns[0].digits), (18, 4));
     }
 }

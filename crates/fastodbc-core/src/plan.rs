@@ -105,18 +105,52 @@ pub const MAX_BLOCK_ROWS: usize = 4096;
 impl ColumnPlan {
     /// The fetch type table: one entry per SQL type family.
     pub fn choose(desc: ColumnDescription, decoding: &Decoding) -> ColumnPlan {
+        Self::choose_sized(desc, decoding, false)
+    }
+
+    /// As `choose`; with `sizes_unreliable` (SQLite stores any length in a VARCHAR(10) and
+    /// reports every BLOB as BINARY(255)), binary columns stream and text columns get room for
+    /// at least `UNRELIABLE_MIN_CHARS` characters. `desc` is kept as the driver reported it.
+    pub fn choose_sized(
+        desc: ColumnDescription,
+        decoding: &Decoding,
+        sizes_unreliable: bool,
+    ) -> ColumnPlan {
         use ValueKind::*;
-        let t = desc.sql_type;
+        const UNRELIABLE_MIN_CHARS: usize = 255;
+        let mut t = desc.sql_type;
+        let mut size = desc.size;
+        if sizes_unreliable {
+            match t {
+                ffi::SQL_BINARY | ffi::SQL_VARBINARY => t = ffi::SQL_LONGVARBINARY,
+                ffi::SQL_CHAR | ffi::SQL_VARCHAR | ffi::SQL_WCHAR | ffi::SQL_WVARCHAR => {
+                    size = size.max(UNRELIABLE_MIN_CHARS)
+                }
+                _ => {}
+            }
+        }
         let (kind, codec, c_type, elem, long) = match t {
             ffi::SQL_CHAR | ffi::SQL_VARCHAR | ffi::SQL_LONGVARCHAR => {
                 let c = decoding.char.clone();
-                let elem = text_elem(&c, desc.size);
-                (Text, Some(c.clone()), c.c_type(), elem, t == ffi::SQL_LONGVARCHAR)
+                let elem = text_elem(&c, size);
+                (
+                    Text,
+                    Some(c.clone()),
+                    c.c_type(),
+                    elem,
+                    t == ffi::SQL_LONGVARCHAR,
+                )
             }
             ffi::SQL_WCHAR | ffi::SQL_WVARCHAR | ffi::SQL_WLONGVARCHAR => {
                 let c = decoding.wchar.clone();
-                let elem = text_elem(&c, desc.size);
-                (Text, Some(c.clone()), c.c_type(), elem, t == ffi::SQL_WLONGVARCHAR)
+                let elem = text_elem(&c, size);
+                (
+                    Text,
+                    Some(c.clone()),
+                    c.c_type(),
+                    elem,
+                    t == ffi::SQL_WLONGVARCHAR,
+                )
             }
             ffi::SQL_SS_XML => {
                 let c = TextCodec::Utf16;
@@ -126,18 +160,20 @@ impl ColumnPlan {
                 Binary,
                 None,
                 ffi::SQL_C_BINARY,
-                desc.size,
+                size,
                 t == ffi::SQL_LONGVARBINARY,
             ),
             ffi::SQL_BIT => (Bool, None, ffi::SQL_C_BIT, 1, false),
             ffi::SQL_TINYINT | ffi::SQL_SMALLINT | ffi::SQL_INTEGER | ffi::SQL_BIGINT => {
                 (Int, None, ffi::SQL_C_SBIGINT, 8, false)
             }
-            ffi::SQL_REAL | ffi::SQL_FLOAT | ffi::SQL_DOUBLE => (Float, None, ffi::SQL_C_DOUBLE, 8, false),
+            ffi::SQL_REAL | ffi::SQL_FLOAT | ffi::SQL_DOUBLE => {
+                (Float, None, ffi::SQL_C_DOUBLE, 8, false)
+            }
             ffi::SQL_NUMERIC | ffi::SQL_DECIMAL => {
                 // Sign, point, leading zero, terminator; unconstrained numerics report a
                 // nominal precision, so leave room and let truncation recovery do the rest.
-                let elem = (desc.size + 4).max(48);
+                let elem = (size + 4).max(48);
                 (Decimal, Some(TextCodec::Utf8), ffi::SQL_C_CHAR, elem, false)
             }
             ffi::SQL_TYPE_DATE => (Date, None, ffi::SQL_C_TYPE_DATE, 6, false),
@@ -151,17 +187,26 @@ impl ColumnPlan {
             _ => {
                 // Anything else (intervals, time zones, driver-specific types): its text form.
                 let c = decoding.wchar.clone();
-                let elem = text_elem(&c, desc.size.max(64));
+                let elem = text_elem(&c, size.max(64));
                 (Text, Some(c.clone()), c.c_type(), elem, false)
             }
         };
         let streamed = long || elem == 0 || elem > MAX_BOUND_ELEMENT;
+        // Fixed-size C types are laid out at their own size (drivers ignore the buffer length
+        // for them in column-wise arrays); variable ones get 8-byte strides.
+        let fixed = !matches!(kind, Text | Binary | Decimal | Time);
         ColumnPlan {
             desc,
             kind,
             c_type,
             codec,
-            elem_bytes: if streamed { 0 } else { round_up8(elem) },
+            elem_bytes: if streamed {
+                0
+            } else if fixed {
+                elem
+            } else {
+                round_up8(elem)
+            },
             streamed,
         }
     }
@@ -171,7 +216,9 @@ fn text_elem(codec: &TextCodec, chars: usize) -> usize {
     if chars == 0 {
         return 0;
     }
-    chars.saturating_mul(codec.bytes_per_char()).saturating_add(codec.terminator())
+    chars
+        .saturating_mul(codec.bytes_per_char())
+        .saturating_add(codec.terminator())
 }
 
 /// Eight-byte strides keep every element aligned for the structs and `u16` text read from it.
@@ -191,7 +238,10 @@ pub struct ResultPlan {
 
 impl ResultPlan {
     pub fn new(columns: Vec<ColumnPlan>, block_bytes: usize) -> ResultPlan {
-        let bound = columns.iter().position(|c| c.streamed).unwrap_or(columns.len());
+        let bound = columns
+            .iter()
+            .position(|c| c.streamed)
+            .unwrap_or(columns.len());
         let block_rows = if bound < columns.len() {
             // A streamed column forces one row per fetch: SQLGetData reads the current row.
             1
@@ -248,7 +298,10 @@ mod tests {
             (ffi::SQL_VARCHAR, 0),
             (ffi::SQL_VARBINARY, 1 << 20),
         ] {
-            assert!(ColumnPlan::choose(desc(t, size), &utf8()).streamed, "{t} {size}");
+            assert!(
+                ColumnPlan::choose(desc(t, size), &utf8()).streamed,
+                "{t} {size}"
+            );
         }
     }
 

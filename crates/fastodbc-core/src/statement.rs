@@ -54,15 +54,38 @@ unsafe impl Send for Statement {}
 impl Statement {
     pub fn new(conn: &Connection) -> Result<Statement> {
         if !conn.is_open() {
-            return Err(Error::Programming("Attempt to use a closed connection.".into()));
+            return Err(Error::Programming(
+                "Attempt to use a closed connection.".into(),
+            ));
         }
         let mut h: ffi::Handle = null_mut();
         // SAFETY: allocation from a live connection handle.
         let ret = unsafe { ffi::SQLAllocHandle(ffi::SQL_HANDLE_STMT, conn.handle(), &mut h) };
-        check(ret, ffi::SQL_HANDLE_DBC, conn.handle(), "SQLAllocHandle", None)?;
+        check(
+            ret,
+            ffi::SQL_HANDLE_DBC,
+            conn.handle(),
+            "SQLAllocHandle",
+            None,
+        )?;
+        let mut traits = conn.traits;
+        if traits.sizes_unreliable && !traits.getdata_in_block {
+            // SQLite's driver holds whole results in memory, so a static cursor costs nothing
+            // and lets SQLSetPos + SQLGetData re-read a value longer than its declared size.
+            // SAFETY: integer attribute by value.
+            let ret = unsafe {
+                ffi::SQLSetStmtAttrW(
+                    h,
+                    ffi::SQL_ATTR_CURSOR_TYPE,
+                    ffi::SQL_CURSOR_STATIC as *mut _,
+                    0,
+                )
+            };
+            traits.getdata_in_block = ret == ffi::SQL_SUCCESS;
+        }
         Ok(Statement {
             h,
-            traits: conn.traits,
+            traits,
             params: None,
             result: None,
             messages: Vec::new(),
@@ -79,26 +102,55 @@ impl Statement {
     }
 
     fn check(&mut self, ret: ffi::SqlReturn, function: &'static str) -> Result<bool> {
-        check(ret, ffi::SQL_HANDLE_STMT, self.h, function, Some(&mut self.messages))
+        check(
+            ret,
+            ffi::SQL_HANDLE_STMT,
+            self.h,
+            function,
+            Some(&mut self.messages),
+        )
     }
 
     /// Closes any open cursor and forgets bindings, so the handle can run another statement.
     pub fn reset(&mut self) {
+        self.drop_result();
         // SAFETY: valid handle; these calls cannot fail in a way that matters here.
         unsafe {
             let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_CLOSE);
-            let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_UNBIND);
             let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_RESET_PARAMS);
         }
-        self.result = None;
+        if self.bound_paramset != 1 {
+            // The array attributes outlive SQL_RESET_PARAMS: point them away from the batch
+            // about to be freed, or the next execute writes into freed memory.
+            let _ = self.set_attr_usize(ffi::SQL_ATTR_PARAMSET_SIZE, 1);
+            let _ = self.set_attr_ptr(ffi::SQL_ATTR_PARAM_STATUS_PTR, null_mut());
+            let _ = self.set_attr_ptr(ffi::SQL_ATTR_PARAMS_PROCESSED_PTR, null_mut());
+            self.bound_paramset = 1;
+        }
         self.params = None;
         self.messages.clear();
+    }
+
+    /// Forgets the current result set, unbinding its buffers before they are freed.
+    fn drop_result(&mut self) {
+        if self.result.take().is_some() {
+            // SAFETY: valid handle; unbinding before the buffers (just taken) are dropped.
+            unsafe {
+                let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_UNBIND);
+            }
+            let _ = self.set_attr_ptr(ffi::SQL_ATTR_ROWS_FETCHED_PTR, null_mut());
+        }
     }
 
     pub fn set_query_timeout(&mut self, seconds: u32) -> Result<()> {
         // SAFETY: integer attribute by value.
         let ret = unsafe {
-            ffi::SQLSetStmtAttrW(self.h, ffi::SQL_ATTR_QUERY_TIMEOUT, seconds as usize as *mut _, 0)
+            ffi::SQLSetStmtAttrW(
+                self.h,
+                ffi::SQL_ATTR_QUERY_TIMEOUT,
+                seconds as usize as *mut _,
+                0,
+            )
         };
         // Drivers that cannot time out (SQLite) answer 01S02 "option value changed": not an error.
         self.check(ret, "SQLSetStmtAttr").map(|_| ())
@@ -136,7 +188,14 @@ impl Statement {
         let (mut t, mut size, mut digits, mut nullable) = (0i16, 0usize, 0i16, 0i16);
         // SAFETY: output pointers valid.
         let ret = unsafe {
-            ffi::SQLDescribeParam(self.h, (i + 1) as u16, &mut t, &mut size, &mut digits, &mut nullable)
+            ffi::SQLDescribeParam(
+                self.h,
+                (i + 1) as u16,
+                &mut t,
+                &mut size,
+                &mut digits,
+                &mut nullable,
+            )
         };
         if ret == ffi::SQL_SUCCESS || ret == ffi::SQL_SUCCESS_WITH_INFO {
             if t == ffi::SQL_UNKNOWN_TYPE {
@@ -199,7 +258,7 @@ impl Statement {
     /// Executes the prepared statement with the bound parameters. Returns whether the
     /// statement produced a result (`false` for `SQL_NO_DATA`, e.g. an UPDATE of no rows).
     pub fn execute(&mut self) -> Result<bool> {
-        self.result = None;
+        self.drop_result();
         // SAFETY: valid handle; bound buffers are alive (self.params).
         let ret = unsafe { ffi::SQLExecute(self.h) };
         let r = self.check(ret, "SQLExecute");
@@ -208,7 +267,7 @@ impl Statement {
 
     /// `SQLExecDirectW` with the bound parameters.
     pub fn exec_direct(&mut self, sql: &[u16]) -> Result<bool> {
-        self.result = None;
+        self.drop_result();
         // SAFETY: text outlives the call; bound buffers are alive (self.params).
         let ret = unsafe { ffi::SQLExecDirectW(self.h, sql.as_ptr(), sql.len() as i32) };
         let r = self.check(ret, "SQLExecDirectW");
@@ -239,7 +298,7 @@ impl Statement {
 
     /// Runs a catalog function (`SQLTables`, `SQLColumns`, `SQLPrimaryKeys`).
     pub fn catalog(&mut self, function: CatalogFunction, args: &[Option<Vec<u16>>]) -> Result<()> {
-        self.result = None;
+        self.drop_result();
         let arg = |i: usize| match args.get(i).and_then(|a| a.as_ref()) {
             Some(v) => (v.as_ptr(), v.len() as i16),
             None => (std::ptr::null(), 0i16),
@@ -284,7 +343,8 @@ impl Statement {
     pub fn describe_col(&mut self, col: usize) -> Result<ColumnDescription> {
         let mut name = vec![0u16; 256];
         loop {
-            let (mut name_len, mut t, mut size, mut digits, mut nullable) = (0i16, 0i16, 0usize, 0i16, 0i16);
+            let (mut name_len, mut t, mut size, mut digits, mut nullable) =
+                (0i16, 0i16, 0usize, 0i16, 0i16);
             // SAFETY: buffers valid for the lengths passed (name length in characters).
             let ret = unsafe {
                 ffi::SQLDescribeColW(
@@ -316,8 +376,15 @@ impl Statement {
     }
 
     /// Describes the current result set (if any), plans it and binds its block.
-    pub fn open_result(&mut self, decoding: &Decoding, block_bytes: usize) -> Result<bool> {
-        self.result = None;
+    /// `lowercase_names` lowercases column names (pyodbc does so for catalog results, whose
+    /// ODBC names are upper case).
+    pub fn open_result(
+        &mut self,
+        decoding: &Decoding,
+        block_bytes: usize,
+        lowercase_names: bool,
+    ) -> Result<bool> {
+        self.drop_result();
         let n = self.num_result_cols()?;
         if n == 0 {
             return Ok(false);
@@ -325,10 +392,14 @@ impl Statement {
         let mut columns = Vec::with_capacity(n);
         for i in 0..n {
             let mut desc = self.describe_col(i)?;
-            if self.traits.sizes_unreliable {
-                desc = widen_unreliable(desc);
+            if lowercase_names {
+                desc.name = desc.name.to_lowercase();
             }
-            columns.push(ColumnPlan::choose(desc, decoding));
+            columns.push(ColumnPlan::choose_sized(
+                desc,
+                decoding,
+                self.traits.sizes_unreliable,
+            ));
         }
         let plan = ResultPlan::new(columns, block_bytes);
         let mut block = RowBlock::new(&plan);
@@ -346,7 +417,14 @@ impl Statement {
             // SAFETY: the buffers live in `self.result` with the binding; they are unbound
             // (SQL_UNBIND in reset/open_result) before being dropped or replaced.
             let ret = unsafe {
-                ffi::SQLBindCol(self.h, (i + 1) as u16, c_type, ptr, buf.elem as ffi::Len, buf.ind.as_mut_ptr())
+                ffi::SQLBindCol(
+                    self.h,
+                    (i + 1) as u16,
+                    c_type,
+                    ptr,
+                    buf.elem as ffi::Len,
+                    buf.ind.as_mut_ptr(),
+                )
             };
             self.check(ret, "SQLBindCol")?;
         }
@@ -361,7 +439,9 @@ impl Statement {
     /// Fetches the next block. Returns the number of rows in it (0 at the end).
     pub fn fetch_block(&mut self) -> Result<usize> {
         let Some(rs) = self.result.as_mut() else {
-            return Err(Error::Programming("No results.  Previous SQL was not a query.".into()));
+            return Err(Error::Programming(
+                "No results.  Previous SQL was not a query.".into(),
+            ));
         };
         if rs.exhausted {
             return Ok(0);
@@ -370,7 +450,13 @@ impl Statement {
         // SAFETY: buffers bound by open_result are alive in self.result.
         let ret = unsafe { ffi::SQLFetch(self.h) };
         let h = self.h;
-        let more = check(ret, ffi::SQL_HANDLE_STMT, h, "SQLFetch", Some(&mut self.messages))?;
+        let more = check(
+            ret,
+            ffi::SQL_HANDLE_STMT,
+            h,
+            "SQLFetch",
+            Some(&mut self.messages),
+        )?;
         let Some(rs) = self.result.as_mut() else {
             return Ok(0);
         };
@@ -398,7 +484,12 @@ impl Statement {
                     let c_type = rs.plan.columns[col].c_type;
                     // SAFETY: positions the cursor on a fetched row of the current rowset.
                     let ret = unsafe {
-                        ffi::SQLSetPos(h, (row + 1) as ffi::ULen, ffi::SQL_POSITION, ffi::SQL_LOCK_NO_CHANGE)
+                        ffi::SQLSetPos(
+                            h,
+                            (row + 1) as ffi::ULen,
+                            ffi::SQL_POSITION,
+                            ffi::SQL_LOCK_NO_CHANGE,
+                        )
                     };
                     if ret != ffi::SQL_SUCCESS && ret != ffi::SQL_SUCCESS_WITH_INFO {
                         return Err(Error::Truncated { column: name, row });
@@ -421,7 +512,7 @@ impl Statement {
 
     /// Moves to the next result set (`SQLMoreResults`). Returns false when there is none.
     pub fn more_results(&mut self) -> Result<bool> {
-        self.result = None;
+        self.drop_result();
         // SAFETY: valid handle.
         let ret = unsafe { ffi::SQLMoreResults(self.h) };
         self.check(ret, "SQLMoreResults")
@@ -429,7 +520,7 @@ impl Statement {
 
     /// Closes the open cursor, keeping the handle.
     pub fn close_cursor(&mut self) {
-        self.result = None;
+        self.drop_result();
         // SAFETY: valid handle.
         unsafe {
             let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_CLOSE);
@@ -448,21 +539,6 @@ impl Drop for Statement {
     }
 }
 
-/// For drivers whose declared sizes are not limits (SQLite stores any length in a VARCHAR(10)
-/// and reports every BLOB as BINARY(255)): binary columns are streamed, and text columns get
-/// room for at least `UNRELIABLE_MIN_CHARS` characters.
-fn widen_unreliable(mut desc: ColumnDescription) -> ColumnDescription {
-    const UNRELIABLE_MIN_CHARS: usize = 255;
-    match desc.sql_type {
-        ffi::SQL_BINARY | ffi::SQL_VARBINARY => desc.sql_type = ffi::SQL_LONGVARBINARY,
-        ffi::SQL_CHAR | ffi::SQL_VARCHAR | ffi::SQL_WCHAR | ffi::SQL_WVARCHAR => {
-            desc.size = desc.size.max(UNRELIABLE_MIN_CHARS)
-        }
-        _ => {}
-    }
-    desc
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CatalogFunction {
     Tables,
@@ -471,7 +547,12 @@ pub enum CatalogFunction {
 }
 
 /// Reads a whole value with `SQLGetData`, in chunks. `None` for NULL.
-fn get_data(h: ffi::Handle, col: usize, c_type: i16, info: &mut Vec<DiagRecord>) -> Result<Option<Vec<u8>>> {
+fn get_data(
+    h: ffi::Handle,
+    col: usize,
+    c_type: i16,
+    info: &mut Vec<DiagRecord>,
+) -> Result<Option<Vec<u8>>> {
     let terminator = match c_type {
         ffi::SQL_C_WCHAR => 2,
         ffi::SQL_C_CHAR => 1,
@@ -516,7 +597,9 @@ fn get_data(h: ffi::Handle, col: usize, c_type: i16, info: &mut Vec<DiagRecord>)
                     continue;
                 }
                 if ret == ffi::SQL_SUCCESS_WITH_INFO {
-                    info.extend(crate::diagnostics::Diagnostics::read(ffi::SQL_HANDLE_STMT, h).records);
+                    info.extend(
+                        crate::diagnostics::Diagnostics::read(ffi::SQL_HANDLE_STMT, h).records,
+                    );
                 }
                 out.truncate(start + (ind as usize).min(chunk));
                 return Ok(Some(out));

@@ -59,7 +59,10 @@ impl Connection {
 
     pub fn check_open(&self, py: Python<'_>) -> PyResult<()> {
         if self.shared.closed.load(Ordering::Acquire) {
-            return Err(errors::programming(py, "Attempt to use a closed connection."));
+            return Err(errors::programming(
+                py,
+                "Attempt to use a closed connection.",
+            ));
         }
         Ok(())
     }
@@ -75,7 +78,10 @@ impl Connection {
         self.check_open(py)?;
         let mut guard = lock(py, &self.shared.conn);
         let Some(conn) = guard.as_mut() else {
-            return Err(errors::programming(py, "Attempt to use a closed connection."));
+            return Err(errors::programming(
+                py,
+                "Attempt to use a closed connection.",
+            ));
         };
         py.allow_threads(|| f(conn)).py(py)
     }
@@ -127,7 +133,14 @@ impl Connection {
         let mut info = Vec::new();
         let conn = py
             .allow_threads(|| {
-                fastodbc_core::Connection::connect(&connstring, autocommit, timeout, readonly, &attrs, &mut info)
+                fastodbc_core::Connection::connect(
+                    &connstring,
+                    autocommit,
+                    timeout,
+                    readonly,
+                    &attrs,
+                    &mut info,
+                )
             })
             .py(py)?;
         let traits = conn.traits;
@@ -222,7 +235,10 @@ impl Connection {
             }
             info::InfoKind::YesNo => {
                 let s = self.with_conn(py, |c| c.info_string(key))?;
-                Ok(pyo3::types::PyBool::new(py, s == "Y").to_owned().into_any().unbind())
+                Ok(pyo3::types::PyBool::new(py, s == "Y")
+                    .to_owned()
+                    .into_any()
+                    .unbind())
             }
             info::InfoKind::Int(width) => {
                 let v = self.with_conn(py, |c| c.info_int(key, width))?;
@@ -236,8 +252,15 @@ impl Connection {
     fn _driver_traits(&self, py: Python<'_>) -> PyResult<(bool, bool, bool)> {
         let guard = lock(py, &self.shared.conn);
         match guard.as_ref() {
-            Some(c) => Ok((c.traits.narrow_is_utf8, c.traits.truncates_at_nul, c.traits.getdata_in_block)),
-            None => Err(errors::programming(py, "Attempt to use a closed connection.")),
+            Some(c) => Ok((
+                c.traits.narrow_is_utf8,
+                c.traits.truncates_at_nul,
+                c.traits.getdata_in_block,
+            )),
+            None => Err(errors::programming(
+                py,
+                "Attempt to use a closed connection.",
+            )),
         }
     }
 
@@ -256,7 +279,11 @@ impl Connection {
     /// (kind, codec name) of the current decoding for SQL_CHAR or SQL_WCHAR columns.
     fn _get_decoding(&self, py: Python<'_>, wide: bool) -> (String, String) {
         let s = lock(py, &self.shared.settings);
-        let c = if wide { &s.decoding.wchar } else { &s.decoding.char };
+        let c = if wide {
+            &s.decoding.wchar
+        } else {
+            &s.decoding.char
+        };
         match c {
             TextCodec::Utf8 => ("utf8".into(), "utf-8".into()),
             TextCodec::Utf16 => ("utf16".into(), "utf-16le".into()),
@@ -300,7 +327,9 @@ impl Connection {
 
     /// The output converter of `sqltype`, or None.
     fn get_output_converter(&self, py: Python<'_>, sqltype: i16) -> Option<PyObject> {
-        lock(py, &self.shared.converters).get(&sqltype).map(|f| f.clone_ref(py))
+        lock(py, &self.shared.converters)
+            .get(&sqltype)
+            .map(|f| f.clone_ref(py))
     }
 
     /// Removes every output converter.

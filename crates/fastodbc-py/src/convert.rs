@@ -5,7 +5,9 @@ use fastodbc_core::types::{guid, temporal};
 use fastodbc_core::{Cell, ColumnPlan, TextCodec, ValueKind};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyBool, PyBytes, PyDate, PyDateTime, PyDict, PyFloat, PyInt, PyString, PyTime, PyType};
+use pyo3::types::{
+    PyBool, PyBytes, PyDate, PyDateTime, PyDict, PyFloat, PyInt, PyString, PyTime, PyType,
+};
 
 use crate::errors;
 use crate::text;
@@ -18,7 +20,7 @@ pub struct PyTypes {
     pub time: Py<PyType>,
     pub datetime: Py<PyType>,
     pub str_: Py<PyType>,
-    pub bytes: Py<PyType>,
+    pub bytearray: Py<PyType>,
     pub bool_: Py<PyType>,
     pub int: Py<PyType>,
     pub float: Py<PyType>,
@@ -29,7 +31,11 @@ static TYPES: GILOnceCell<PyTypes> = GILOnceCell::new();
 pub fn py_types(py: Python<'_>) -> PyResult<&PyTypes> {
     TYPES.get_or_try_init(py, || {
         let get = |m: &str, n: &str| -> PyResult<Py<PyType>> {
-            Ok(py.import(m)?.getattr(n)?.downcast_into::<PyType>()?.unbind())
+            Ok(py
+                .import(m)?
+                .getattr(n)?
+                .downcast_into::<PyType>()?
+                .unbind())
         };
         Ok(PyTypes {
             decimal: get("decimal", "Decimal")?,
@@ -38,7 +44,7 @@ pub fn py_types(py: Python<'_>) -> PyResult<&PyTypes> {
             time: get("datetime", "time")?,
             datetime: get("datetime", "datetime")?,
             str_: py.get_type::<PyString>().unbind(),
-            bytes: py.get_type::<PyBytes>().unbind(),
+            bytearray: py.get_type::<pyo3::types::PyByteArray>().unbind(),
             bool_: py.get_type::<PyBool>().unbind(),
             int: py.get_type::<PyInt>().unbind(),
             float: py.get_type::<PyFloat>().unbind(),
@@ -51,7 +57,8 @@ pub fn type_code<'py>(py: Python<'py>, kind: ValueKind) -> PyResult<Bound<'py, P
     let t = py_types(py)?;
     let ty = match kind {
         ValueKind::Text => &t.str_,
-        ValueKind::Binary => &t.bytes,
+        // pyodbc reports bytearray for binary columns (their values are bytes).
+        ValueKind::Binary => &t.bytearray,
         ValueKind::Bool => &t.bool_,
         ValueKind::Int => &t.int,
         ValueKind::Float => &t.float,
@@ -114,7 +121,11 @@ impl Converter {
             Cell::Value(b) => b,
         };
         let bad = |what: &str| {
-            errors::data_error(py, "22018", format!("column {column:?}: the driver returned an invalid {what}: {b:?}"))
+            errors::data_error(
+                py,
+                "22018",
+                format!("column {column:?}: the driver returned an invalid {what}: {b:?}"),
+            )
         };
         Ok(match self {
             Converter::Utf8Text => match text::str_from_utf8(py, b) {
@@ -125,7 +136,9 @@ impl Converter {
                 Ok(s) => s?.unbind(),
                 Err(e) => return Err(decode_error(py, column, "UTF-16", e.offset)),
             },
-            Converter::CodecText(codec) => PyBytes::new(py, b).call_method1("decode", (codec.as_str(),))?.unbind(),
+            Converter::CodecText(codec) => PyBytes::new(py, b)
+                .call_method1("decode", (codec.as_str(),))?
+                .unbind(),
             Converter::Binary => PyBytes::new(py, b).into_any().unbind(),
             Converter::Bool => PyBool::new(py, b[0] != 0).to_owned().into_any().unbind(),
             Converter::Int => {
@@ -144,7 +157,9 @@ impl Converter {
             }
             Converter::Date => {
                 let d = temporal::read_date(b);
-                PyDate::new(py, d.year as i32, d.month as u8, d.day as u8)?.into_any().unbind()
+                PyDate::new(py, d.year as i32, d.month as u8, d.day as u8)?
+                    .into_any()
+                    .unbind()
             }
             Converter::Time => {
                 let (h, m, s, us) = temporal::parse_time(b).ok_or_else(|| bad("time"))?;
@@ -152,7 +167,7 @@ impl Converter {
             }
             Converter::Timestamp => {
                 let t = temporal::read_timestamp(b);
-                if t.fraction % 1000 != 0 {
+                if !t.fraction.is_multiple_of(1000) {
                     return Err(errors::data_error(
                         py,
                         "22008",
@@ -177,7 +192,11 @@ impl Converter {
                 let raw = guid::guid_to_rfc_bytes(b);
                 let kwargs = PyDict::new(py);
                 kwargs.set_item("bytes", PyBytes::new(py, &raw))?;
-                py_types(py)?.uuid.bind(py).call((), Some(&kwargs))?.unbind()
+                py_types(py)?
+                    .uuid
+                    .bind(py)
+                    .call((), Some(&kwargs))?
+                    .unbind()
             }
             Converter::User(f) => f.bind(py).call1((PyBytes::new(py, b),))?.unbind(),
         })

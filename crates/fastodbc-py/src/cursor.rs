@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 use fastodbc_core::params::{split_runs, NullType};
 use fastodbc_core::sqlscan::count_markers;
 use fastodbc_core::types::text::to_utf16;
-use fastodbc_core::{CatalogFunction, ParamBatch, ParamValue, Statement, StatementHandle};
+use fastodbc_core::{
+    BindOptions, CatalogFunction, ParamBatch, ParamValue, Statement, StatementHandle,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyList, PyString, PyTuple};
 
@@ -71,7 +73,12 @@ pub struct Cursor {
 fn message_tuples(records: &[fastodbc_core::DiagRecord]) -> Vec<(String, String)> {
     records
         .iter()
-        .map(|r| (format!("[{}] ({})", r.sqlstate, r.native), r.message.clone()))
+        .map(|r| {
+            (
+                format!("[{}] ({})", r.sqlstate, r.native),
+                r.message.clone(),
+            )
+        })
         .collect()
 }
 
@@ -79,7 +86,10 @@ fn message_tuples(records: &[fastodbc_core::DiagRecord]) -> Vec<(String, String)
 fn param_sequence<'py>(params: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
     if params.len() == 1 {
         let first = params.get_item(0)?;
-        if first.downcast::<PyTuple>().is_ok() || first.downcast::<PyList>().is_ok() || first.downcast::<Row>().is_ok() {
+        if first.downcast::<PyTuple>().is_ok()
+            || first.downcast::<PyList>().is_ok()
+            || first.downcast::<Row>().is_ok()
+        {
             return Ok(first);
         }
     }
@@ -107,7 +117,10 @@ impl Cursor {
             Ok(g) => g,
             Err(TryLockError::Poisoned(p)) => p.into_inner(),
             Err(TryLockError::WouldBlock) => {
-                return Err(errors::programming(py, "The cursor is in use by another thread."))
+                return Err(errors::programming(
+                    py,
+                    "The cursor is in use by another thread.",
+                ))
             }
         };
         if st.closed {
@@ -118,11 +131,18 @@ impl Cursor {
     }
 
     /// Creates the statement handle on first use.
-    fn statement<'a>(&self, py: Python<'_>, st: &'a mut CursorState) -> PyResult<&'a mut Statement> {
+    fn statement<'a>(
+        &self,
+        py: Python<'_>,
+        st: &'a mut CursorState,
+    ) -> PyResult<&'a mut Statement> {
         if st.stmt.is_none() {
             let guard = lock(py, &self.conn().shared.conn);
             let Some(conn) = guard.as_ref() else {
-                return Err(errors::programming(py, "Attempt to use a closed connection."));
+                return Err(errors::programming(
+                    py,
+                    "Attempt to use a closed connection.",
+                ));
             };
             let stmt = Statement::new(conn).py(py)?;
             *lock(py, &self.shared.cancel) = Some(stmt.handle());
@@ -139,25 +159,37 @@ impl Cursor {
     }
 
     /// After an execute: row count, then describe and bind the result set if there is one.
-    fn open_result(&self, py: Python<'_>, st: &mut CursorState, settings: &Settings) -> PyResult<()> {
+    fn open_result(
+        &self,
+        py: Python<'_>,
+        st: &mut CursorState,
+        settings: &Settings,
+        lowercase: bool,
+    ) -> PyResult<()> {
         st.result = None;
         let stmt = self.statement(py, st)?;
         let rowcount = stmt.row_count().unwrap_or(-1);
         let decoding = &settings.decoding;
-        let has_result = py.allow_threads(|| stmt.open_result(decoding, settings.block_bytes)).py(py)?;
+        let has_result = py
+            .allow_threads(|| stmt.open_result(decoding, settings.block_bytes, lowercase))
+            .py(py)?;
         let messages = message_tuples(&stmt.messages);
         let view = match (has_result, stmt.result.as_ref()) {
             (true, Some(rs)) => Some(self.result_view(py, rs)?),
             _ => None,
         };
-        st.messages.extend(messages);
+        st.messages = messages;
         st.rowcount = rowcount;
         st.result = view;
         Ok(())
     }
 
     /// Converters and description for a freshly described result set.
-    fn result_view(&self, py: Python<'_>, rs: &fastodbc_core::statement::ResultSet) -> PyResult<ResultView> {
+    fn result_view(
+        &self,
+        py: Python<'_>,
+        rs: &fastodbc_core::statement::ResultSet,
+    ) -> PyResult<ResultView> {
         let user = lock(py, &self.conn().shared.converters);
         let mut converters = Vec::with_capacity(rs.plan.columns.len());
         let mut names = Vec::with_capacity(rs.plan.columns.len());
@@ -227,17 +259,24 @@ impl Cursor {
         self.apply_timeout(py, st)?;
         let stmt = self.statement(py, st)?;
         let sql16 = to_utf16(sql);
-        let encoding = settings.encoding;
+        let opts = BindOptions {
+            text: settings.encoding,
+            timestamp_as_text: stmt.traits().timestamp_as_text,
+        };
+        // Prepare + execute rather than SQLExecDirect: psqlODBC sends a direct statement in
+        // one simple-protocol query with its savepoint, so a syntax error there silently
+        // rolled back the whole transaction; prepared, only the statement fails.
         let r = py.allow_threads(|| {
             stmt.reset();
+            stmt.prepare(&sql16)?;
             if !values.is_empty() {
-                stmt.bind_params(ParamBatch::build(&[values], encoding, &[])?)?;
+                stmt.bind_params(ParamBatch::build(&[values], opts, &[])?)?;
             }
-            stmt.exec_direct(&sql16)
+            stmt.execute()
         });
         st.messages = message_tuples(&stmt.messages);
         r.py(py)?;
-        self.open_result(py, st, &settings)
+        self.open_result(py, st, &settings, false)
     }
 
     fn executemany_impl(&self, py: Python<'_>, sql: &str, seq: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -247,8 +286,16 @@ impl Cursor {
         st.result = None;
         st.messages.clear();
         st.rowcount = -1;
-        let max_rows = if st.fast_executemany { PARAM_CHUNK_ROWS } else { 1 };
-        let markers = if st.noscan { None } else { Some(count_markers(sql)) };
+        let max_rows = if st.fast_executemany {
+            PARAM_CHUNK_ROWS
+        } else {
+            1
+        };
+        let markers = if st.noscan {
+            None
+        } else {
+            Some(count_markers(sql))
+        };
         self.apply_timeout(py, st)?;
         let stmt = self.statement(py, st)?;
         let sql16 = to_utf16(sql);
@@ -259,6 +306,7 @@ impl Cursor {
         .py(py)?;
         let mut total: i64 = 0;
         let mut any_count = false;
+        let mut unknown_count = false;
         let mut null_types: Vec<Option<NullType>> = Vec::new();
         let mut iter = seq.try_iter()?;
         let mut row_index = 0usize;
@@ -274,7 +322,8 @@ impl Cursor {
                     bytes += approx_bytes(&v);
                     row.push(v);
                 }
-                let expected = markers.unwrap_or_else(|| rows.first().map_or(row.len(), |r| r.len()));
+                let expected =
+                    markers.unwrap_or_else(|| rows.first().map_or(row.len(), |r| r.len()));
                 if row.len() != expected {
                     return Err(errors::programming(
                         py,
@@ -293,6 +342,21 @@ impl Cursor {
             if rows.is_empty() {
                 break;
             }
+            let traits = stmt.traits();
+            // SQLite's driver mangles binary parameter arrays: send rows with bytes one by one.
+            let has_bytes = || {
+                rows.iter()
+                    .any(|r| r.iter().any(|v| matches!(v, ParamValue::Bytes(_))))
+            };
+            let max_rows = if !traits.binary_param_arrays && has_bytes() {
+                1
+            } else {
+                max_rows
+            };
+            let opts = BindOptions {
+                text: settings.encoding,
+                timestamp_as_text: traits.timestamp_as_text,
+            };
             for run in split_runs(&rows, max_rows) {
                 let part = &rows[run];
                 let width = part[0].len();
@@ -306,9 +370,9 @@ impl Cursor {
                     }
                 }
                 let described: Vec<NullType> = null_types.iter().map(|t| t.flatten()).collect();
-                let encoding = settings.encoding;
+                let array = part.len() > 1;
                 let r = py.allow_threads(|| {
-                    stmt.bind_params(ParamBatch::build(part, encoding, &described)?)?;
+                    stmt.bind_params(ParamBatch::build(part, opts, &described)?)?;
                     stmt.execute()?;
                     let n = stmt.row_count().unwrap_or(-1);
                     // Discard any result sets the statement produced.
@@ -317,21 +381,31 @@ impl Cursor {
                 });
                 messages.extend(message_tuples(&stmt.messages));
                 let n = r.py(py)?;
-                if n >= 0 {
+                if array && !traits.array_row_count {
+                    // psqlODBC counts only the last parameter set of an array: unknown.
+                    unknown_count = true;
+                } else if n >= 0 {
                     total += n;
                     any_count = true;
                 }
             }
         }
         st.messages = messages;
-        st.rowcount = if any_count { total } else { -1 };
+        st.rowcount = if any_count && !unknown_count {
+            total
+        } else {
+            -1
+        };
         Ok(())
     }
 
     /// Serves the next row, fetching a new block when the current one is used up.
     fn next_row(&self, py: Python<'_>, st: &mut CursorState) -> PyResult<Option<Py<Row>>> {
         let (Some(view), Some(stmt)) = (st.result.as_mut(), st.stmt.as_mut()) else {
-            return Err(errors::programming(py, "No results.  Previous SQL was not a query."));
+            return Err(errors::programming(
+                py,
+                "No results.  Previous SQL was not a query.",
+            ));
         };
         let in_block = stmt.result.as_ref().map_or(0, |r| r.block.len());
         if view.pos >= in_block {
@@ -350,11 +424,18 @@ impl Cursor {
     }
 
     /// Up to `limit` rows (all when None), converted block by block.
-    fn fetch_rows<'py>(&self, py: Python<'py>, limit: Option<usize>) -> PyResult<Bound<'py, PyList>> {
+    fn fetch_rows<'py>(
+        &self,
+        py: Python<'py>,
+        limit: Option<usize>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let mut guard = self.state(py)?;
         let st = &mut *guard;
         let (Some(view), Some(stmt)) = (st.result.as_mut(), st.stmt.as_mut()) else {
-            return Err(errors::programming(py, "No results.  Previous SQL was not a query."));
+            return Err(errors::programming(
+                py,
+                "No results.  Previous SQL was not a query.",
+            ));
         };
         let out = PyList::empty(py);
         let mut left = limit.unwrap_or(usize::MAX);
@@ -393,7 +474,12 @@ impl Drop for Cursor {
 }
 
 #[inline]
-fn make_row(py: Python<'_>, view: &ResultView, block: &fastodbc_core::RowBlock, row: usize) -> PyResult<Py<Row>> {
+fn make_row(
+    py: Python<'_>,
+    view: &ResultView,
+    block: &fastodbc_core::RowBlock,
+    row: usize,
+) -> PyResult<Py<Row>> {
     let mut values = Vec::with_capacity(view.converters.len());
     for (c, conv) in view.converters.iter().enumerate() {
         values.push(conv.convert(py, block.cell(c, row), &view.names[c])?);
@@ -438,7 +524,11 @@ impl Cursor {
 
     /// Executes `sql` with parameters given as varargs or as one sequence; returns the cursor.
     #[pyo3(signature = (sql, *params))]
-    fn execute<'py>(slf: &Bound<'py, Self>, sql: &str, params: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, Self>> {
+    fn execute<'py>(
+        slf: &Bound<'py, Self>,
+        sql: &str,
+        params: &Bound<'py, PyTuple>,
+    ) -> PyResult<Bound<'py, Self>> {
         let py = slf.py();
         let params = param_sequence(params)?;
         slf.get().execute_impl(py, sql, &params)?;
@@ -446,9 +536,13 @@ impl Cursor {
     }
 
     /// Executes `sql` once per parameter row, as parameter arrays when `fast_executemany`.
-    fn executemany<'py>(slf: &Bound<'py, Self>, sql: &str, seq_of_parameters: &Bound<'py, PyAny>) -> PyResult<Bound<'py, Self>> {
-        slf.get().executemany_impl(slf.py(), sql, seq_of_parameters)?;
-        Ok(slf.clone())
+    fn executemany(
+        &self,
+        py: Python<'_>,
+        sql: &str,
+        seq_of_parameters: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        self.executemany_impl(py, sql, seq_of_parameters)
     }
 
     /// The next row, or None when the result set is exhausted.
@@ -478,7 +572,10 @@ impl Cursor {
         match self.next_row(py, &mut st)? {
             Some(row) => {
                 let row = row.borrow(py);
-                Ok(row.values.first().map_or_else(|| py.None(), |v| v.clone_ref(py)))
+                Ok(row
+                    .values
+                    .first()
+                    .map_or_else(|| py.None(), |v| v.clone_ref(py)))
             }
             None => Ok(py.None()),
         }
@@ -516,7 +613,7 @@ impl Cursor {
             st.rowcount = -1;
             return Ok(false);
         }
-        self.open_result(py, st, &settings)?;
+        self.open_result(py, st, &settings, false)?;
         Ok(true)
     }
 
@@ -538,14 +635,23 @@ impl Cursor {
 
     /// Runs a catalog function; `kind` is "tables", "columns" or "primaryKeys".
     #[pyo3(signature = (kind, *args))]
-    fn _catalog<'py>(slf: &Bound<'py, Self>, kind: &str, args: Vec<Option<String>>) -> PyResult<Bound<'py, Self>> {
+    fn _catalog<'py>(
+        slf: &Bound<'py, Self>,
+        kind: &str,
+        args: Vec<Option<String>>,
+    ) -> PyResult<Bound<'py, Self>> {
         let py = slf.py();
         let this = slf.get();
         let function = match kind {
             "tables" => CatalogFunction::Tables,
             "columns" => CatalogFunction::Columns,
             "primaryKeys" => CatalogFunction::PrimaryKeys,
-            _ => return Err(errors::programming(py, format!("unknown catalog function {kind}"))),
+            _ => {
+                return Err(errors::programming(
+                    py,
+                    format!("unknown catalog function {kind}"),
+                ))
+            }
         };
         let settings = this.settings(py);
         let mut guard = this.state(py)?;
@@ -559,7 +665,7 @@ impl Cursor {
             stmt.catalog(function, &wide)
         })
         .py(py)?;
-        this.open_result(py, st, &settings)?;
+        this.open_result(py, st, &settings, true)?;
         Ok(slf.clone())
     }
 
@@ -582,10 +688,15 @@ impl Cursor {
     /// Rows affected by the last execute (or -1 when unknown).
     #[getter]
     fn rowcount(&self, py: Python<'_>) -> PyResult<i64> {
-        Ok(self.shared.state.try_lock().map(|s| s.rowcount).unwrap_or_else(|_| {
-            let _ = py;
-            -1
-        }))
+        Ok(self
+            .shared
+            .state
+            .try_lock()
+            .map(|s| s.rowcount)
+            .unwrap_or_else(|_| {
+                let _ = py;
+                -1
+            }))
     }
 
     #[getter]

@@ -32,6 +32,12 @@ pub fn class_for_sqlstate(state: &str) -> &'static str {
 
 fn class_name(e: &Error) -> &'static str {
     match e {
+        // A connect that fails with only a warning-class record (the driver manager's "can't
+        // open lib") is an interface problem.
+        Error::Odbc {
+            diagnostics,
+            function: "SQLDriverConnectW",
+        } if diagnostics.sqlstate().starts_with("01") => "InterfaceError",
         Error::Odbc { diagnostics, .. } => class_for_sqlstate(diagnostics.sqlstate()),
         Error::Truncated { .. } | Error::Decode { .. } | Error::Data(_) => "DataError",
         Error::Programming(_) => "ProgrammingError",
@@ -42,7 +48,9 @@ fn class_name(e: &Error) -> &'static str {
 
 fn errors_module(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
     ERRORS
-        .get_or_try_init(py, || Ok::<_, PyErr>(PyModule::import(py, "fastodbc.errors")?.unbind()))
+        .get_or_try_init(py, || {
+            Ok::<_, PyErr>(PyModule::import(py, "fastodbc.errors")?.unbind())
+        })
         .map(|m| m.bind(py))
 }
 
@@ -67,10 +75,6 @@ pub fn programming(py: Python<'_>, message: impl Into<String>) -> PyErr {
 
 pub fn data_error(py: Python<'_>, sqlstate: &str, message: impl Into<String>) -> PyErr {
     db_error(py, "DataError", sqlstate, message.into())
-}
-
-pub fn interface(py: Python<'_>, message: impl Into<String>) -> PyErr {
-    db_error(py, "InterfaceError", "IM000", message.into())
 }
 
 /// `Result<T, core::Error>` to `PyResult<T>`.

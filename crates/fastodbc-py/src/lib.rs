@@ -19,14 +19,17 @@ use errors::IntoPyResult;
 /// Names and attribute strings of the installed ODBC drivers.
 #[pyfunction]
 fn drivers(py: Python<'_>) -> PyResult<Vec<String>> {
-    let list = py.allow_threads(|| fastodbc_core::connection::list_names(false)).py(py)?;
+    let list = py
+        .allow_threads(|| fastodbc_core::connection::list_names(false))
+        .py(py)?;
     Ok(list.into_iter().map(|(name, _)| name).collect())
 }
 
 /// Data source names mapped to their driver descriptions.
 #[pyfunction]
 fn data_sources(py: Python<'_>) -> PyResult<Vec<(String, String)>> {
-    py.allow_threads(|| fastodbc_core::connection::list_names(true)).py(py)
+    py.allow_threads(|| fastodbc_core::connection::list_names(true))
+        .py(py)
 }
 
 /// The UTF-16 decoder the fetch path uses, for tests and benchmarks.
@@ -34,7 +37,10 @@ fn data_sources(py: Python<'_>) -> PyResult<Vec<(String, String)>> {
 fn decode_utf16le<'py>(py: Python<'py>, data: &Bound<'py, PyBytes>) -> PyResult<Bound<'py, PyAny>> {
     match text::str_from_utf16_bytes(py, data.as_bytes()) {
         Ok(s) => s,
-        Err(e) => Err(PyValueError::new_err(format!("invalid UTF-16 at byte {}", e.offset))),
+        Err(e) => Err(PyValueError::new_err(format!(
+            "invalid UTF-16 at byte {}",
+            e.offset
+        ))),
     }
 }
 
@@ -43,7 +49,10 @@ fn decode_utf16le<'py>(py: Python<'py>, data: &Bound<'py, PyBytes>) -> PyResult<
 fn decode_utf8<'py>(py: Python<'py>, data: &Bound<'py, PyBytes>) -> PyResult<Bound<'py, PyAny>> {
     match text::str_from_utf8(py, data.as_bytes()) {
         Ok(s) => s,
-        Err(e) => Err(PyValueError::new_err(format!("invalid UTF-8 at byte {}", e.offset))),
+        Err(e) => Err(PyValueError::new_err(format!(
+            "invalid UTF-8 at byte {}",
+            e.offset
+        ))),
     }
 }
 

@@ -5,14 +5,22 @@ use fastodbc_core::ffi::{SqlDate, SqlTimestamp};
 use fastodbc_core::types::{guid, numeric};
 use fastodbc_core::ParamValue;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDate, PyDateAccess, PyDateTime, PyFloat, PyInt, PyMemoryView, PyString, PyTime, PyTimeAccess, PyTuple};
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDate, PyDateAccess, PyDateTime, PyFloat, PyInt, PyMemoryView,
+    PyString, PyTime, PyTimeAccess, PyTuple,
+};
 
 use crate::convert::py_types;
 use crate::errors;
 
 /// Converts parameter `index` (0-based) of a row. `refuse_nul` rejects text with an embedded
 /// NUL, which drivers that cut strings there would store shortened without a word.
-pub fn to_param(py: Python<'_>, obj: &Bound<'_, PyAny>, index: usize, refuse_nul: bool) -> PyResult<ParamValue> {
+pub fn to_param(
+    py: Python<'_>,
+    obj: &Bound<'_, PyAny>,
+    index: usize,
+    refuse_nul: bool,
+) -> PyResult<ParamValue> {
     if obj.is_none() {
         return Ok(ParamValue::Null);
     }
@@ -85,7 +93,12 @@ pub fn to_param(py: Python<'_>, obj: &Bound<'_, PyAny>, index: usize, refuse_nul
         }));
     }
     if let Ok(t) = obj.downcast::<PyTime>() {
-        return Ok(ParamValue::Time(t.get_hour(), t.get_minute(), t.get_second(), t.get_microsecond()));
+        return Ok(ParamValue::Time(
+            t.get_hour(),
+            t.get_minute(),
+            t.get_second(),
+            t.get_microsecond(),
+        ));
     }
     let types = py_types(py)?;
     if obj.is_instance(types.decimal.bind(py))? {
@@ -113,11 +126,18 @@ fn decimal_param(py: Python<'_>, obj: &Bound<'_, PyAny>, index: usize) -> PyResu
         return Err(errors::data_error(
             py,
             "22003",
-            format!("parameter {index}: {} cannot be stored in a SQL numeric", obj.str()?),
+            format!(
+                "parameter {index}: {} cannot be stored in a SQL numeric",
+                obj.str()?
+            ),
         ));
     };
     let digits: Vec<u8> = t.get_item(1)?.extract()?;
     let text: String = digits.iter().map(|d| (b'0' + d) as char).collect();
     let (text, precision, scale) = numeric::plain_decimal(sign == 1, &text, exponent);
-    Ok(ParamValue::Decimal { text, precision, scale })
+    Ok(ParamValue::Decimal {
+        text,
+        precision,
+        scale,
+    })
 }

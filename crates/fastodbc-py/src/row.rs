@@ -61,7 +61,9 @@ impl Row {
         if let Ok(s) = key.downcast::<PySlice>() {
             return Ok(self.as_tuple(py)?.as_any().get_item(s)?.unbind());
         }
-        Err(PyTypeError::new_err("row indices must be integers or slices"))
+        Err(PyTypeError::new_err(
+            "row indices must be integers or slices",
+        ))
     }
 
     fn __setitem__(&mut self, index: isize, value: PyObject) -> PyResult<()> {
@@ -86,11 +88,18 @@ impl Row {
     fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
         match self.columns.get().index.get(name) {
             Some(&i) => Ok(self.values[i].clone_ref(py)),
-            None => Err(PyAttributeError::new_err(format!("'Row' object has no attribute '{name}'"))),
+            None => Err(PyAttributeError::new_err(format!(
+                "'Row' object has no attribute '{name}'"
+            ))),
         }
     }
 
-    fn __richcmp__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<PyObject> {
+    fn __richcmp__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        op: CompareOp,
+    ) -> PyResult<PyObject> {
         let mine = self.as_tuple(py)?;
         let theirs = if let Ok(r) = other.downcast::<Row>() {
             r.borrow().as_tuple(py)?.into_any()
@@ -112,7 +121,10 @@ impl Row {
 
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(PyObject, (Bound<'py, PyTuple>,))> {
         // Pickles as a plain tuple: the description belongs to a cursor.
-        Ok((py.get_type::<PyTuple>().into_any().unbind(), (self.as_tuple(py)?,)))
+        Ok((
+            py.get_type::<PyTuple>().into_any().unbind(),
+            (self.as_tuple(py)?,),
+        ))
     }
 
     /// The `description` of the cursor that produced this row.

@@ -47,7 +47,10 @@ mod tests {
 
     #[test]
     fn plain_forms() {
-        assert_eq!(plain_decimal(true, "999999999999999999", -4), ("-99999999999999.9999".into(), 18, 4));
+        assert_eq!(
+            plain_decimal(true, "999999999999999999", -4),
+            ("-99999999999999.9999".into(), 18, 4)
+        );
         assert_eq!(plain_decimal(false, "1", 3), ("1000".into(), 4, 0));
         assert_eq!(plain_decimal(false, "5", -3), ("0.005".into(), 3, 3));
         assert_eq!(plain_decimal(true, "0", -2), ("0.00".into(), 2, 2));

@@ -12,6 +12,18 @@ pub fn format_time(out: &mut String, h: u8, m: u8, s: u8, us: u32) {
     }
 }
 
+/// Writes `YYYY-MM-DD HH:MM:SS[.ffffff]` for a timestamp (fraction in nanoseconds).
+pub fn format_timestamp(out: &mut String, t: &SqlTimestamp) {
+    let _ = write!(out, "{:04}-{:02}-{:02} ", t.year, t.month, t.day);
+    format_time(
+        out,
+        t.hour as u8,
+        t.minute as u8,
+        t.second as u8,
+        t.fraction / 1000,
+    );
+}
+
 /// A time of day parsed from a driver's text (`HH:MM:SS[.fraction]`), fraction in microseconds.
 /// Digits past the sixth are dropped only if they are zeros; otherwise `None` (caller raises).
 pub fn parse_time(text: &[u8]) -> Option<(u8, u8, u8, u32)> {
@@ -81,7 +93,10 @@ mod tests {
         assert_eq!(parse_time(b"12:34:56"), Some((12, 34, 56, 0)));
         assert_eq!(parse_time(b"12:34:56.5"), Some((12, 34, 56, 500_000)));
         assert_eq!(parse_time(b"00:00:00.000001"), Some((0, 0, 0, 1)));
-        assert_eq!(parse_time(b"23:59:59.999999000"), Some((23, 59, 59, 999_999)));
+        assert_eq!(
+            parse_time(b"23:59:59.999999000"),
+            Some((23, 59, 59, 999_999))
+        );
         assert_eq!(parse_time(b"23:59:59.9999991"), None);
         assert_eq!(parse_time(b"25:00:00"), None);
     }

@@ -73,7 +73,8 @@ pub fn utf16_shape(units: &[u16]) -> Result<TextShape, InvalidText> {
     while i < units.len() {
         let u = units[i];
         if is_surrogate(u) {
-            let paired = u < 0xDC00 && i + 1 < units.len() && (0xDC00..0xE000).contains(&units[i + 1]);
+            let paired =
+                u < 0xDC00 && i + 1 < units.len() && (0xDC00..0xE000).contains(&units[i + 1]);
             if !paired {
                 return Err(InvalidText { offset: i * 2 });
             }
@@ -202,7 +203,9 @@ mod tests {
             TextKind::Ucs2 => {
                 let mut out = vec![0u16; shape.chars];
                 utf16_write_ucs2(units, &mut out);
-                out.iter().map(|&u| char::from_u32(u as u32).unwrap()).collect()
+                out.iter()
+                    .map(|&u| char::from_u32(u as u32).unwrap())
+                    .collect()
             }
             TextKind::Ucs4 => {
                 let mut out = vec![0u32; shape.chars];
@@ -224,7 +227,9 @@ mod tests {
             TextKind::Ucs2 => {
                 let mut out = vec![0u16; shape.chars];
                 utf8_write_wide(s, &mut out);
-                out.iter().map(|&u| char::from_u32(u as u32).unwrap()).collect()
+                out.iter()
+                    .map(|&u| char::from_u32(u as u32).unwrap())
+                    .collect()
             }
             TextKind::Ucs4 => {
                 let mut out = vec![0u32; shape.chars];
