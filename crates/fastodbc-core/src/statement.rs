@@ -384,6 +384,26 @@ impl Statement {
         block_bytes: usize,
         lowercase_names: bool,
     ) -> Result<bool> {
+        self.open_result_sized(decoding, block_bytes, None, lowercase_names)
+    }
+
+    /// `open_result` with the rows per block forced (benchmarks of rowset sizes).
+    pub fn open_result_with_rows(
+        &mut self,
+        decoding: &Decoding,
+        block_bytes: usize,
+        rows: Option<usize>,
+    ) -> Result<bool> {
+        self.open_result_sized(decoding, block_bytes, rows, false)
+    }
+
+    fn open_result_sized(
+        &mut self,
+        decoding: &Decoding,
+        block_bytes: usize,
+        rows: Option<usize>,
+        lowercase_names: bool,
+    ) -> Result<bool> {
         self.drop_result();
         let n = self.num_result_cols()?;
         if n == 0 {
@@ -401,7 +421,10 @@ impl Statement {
                 self.traits.sizes_unreliable,
             ));
         }
-        let plan = ResultPlan::new(columns, block_bytes);
+        let mut plan = ResultPlan::new(columns, block_bytes);
+        if let (Some(rows), true) = (rows, plan.bound == plan.columns.len()) {
+            plan.block_rows = rows.max(1);
+        }
         let mut block = RowBlock::new(&plan);
         // SAFETY: unbinding previous columns before binding new buffers.
         unsafe {

@@ -32,6 +32,8 @@ struct ResultView {
     columns: Py<ColumnMap>,
     converters: Vec<Converter>,
     names: Vec<String>,
+    /// No user output converter: row tuples hold only atomic values (see `make_row`).
+    untrack: bool,
     /// Next row of the block to serve.
     pos: usize,
 }
@@ -215,9 +217,11 @@ impl Cursor {
         drop(user);
         let description = PyTuple::new(py, desc)?.unbind();
         let columns = Py::new(py, ColumnMap::new(&names, description.clone_ref(py)))?;
+        let untrack = !converters.iter().any(|c| matches!(c, Converter::User(_)));
         Ok(ResultView {
             description,
             columns,
+            untrack,
             converters,
             names,
             pos: 0,
@@ -474,16 +478,29 @@ impl Drop for Cursor {
 }
 
 #[inline]
-fn make_row(
-    py: Python<'_>,
-    view: &ResultView,
-    block: &fastodbc_core::RowBlock,
-    row: usize,
-) -> PyResult<Py<Row>> {
-    let mut values = Vec::with_capacity(view.converters.len());
-    for (c, conv) in view.converters.iter().enumerate() {
-        values.push(conv.convert(py, block.cell(c, row), &view.names[c])?);
-    }
+fn make_row(py: Python<'_>, view: &ResultView, block: &fastodbc_core::RowBlock, row: usize) -> PyResult<Py<Row>> {
+    let n = view.converters.len();
+    // SAFETY: a new tuple of `n` slots is filled completely (each slot steals one reference)
+    // before it is used; on error the partly filled tuple is dropped, and CPython's tuple
+    // deallocation skips the NULL slots.
+    let values = unsafe {
+        let tuple = pyo3::ffi::PyTuple_New(n as pyo3::ffi::Py_ssize_t);
+        if tuple.is_null() {
+            return Err(PyErr::fetch(py));
+        }
+        let tuple: Py<PyTuple> = Py::from_owned_ptr(py, tuple);
+        for (c, conv) in view.converters.iter().enumerate() {
+            let v = conv.convert(py, block.cell(c, row), &view.names[c])?;
+            pyo3::ffi::PyTuple_SET_ITEM(tuple.as_ptr(), c as pyo3::ffi::Py_ssize_t, v.into_ptr());
+        }
+        if view.untrack {
+            // Values of the built-in converters (str, int, Decimal, datetime, ...) cannot
+            // refer back to this tuple, so it can never be part of a cycle. Untracked, a large
+            // fetchall does not make the cyclic GC walk every row again and again.
+            pyo3::ffi::PyObject_GC_UnTrack(tuple.as_ptr() as *mut std::ffi::c_void);
+        }
+        tuple
+    };
     Py::new(
         py,
         Row {
@@ -572,10 +589,12 @@ impl Cursor {
         match self.next_row(py, &mut st)? {
             Some(row) => {
                 let row = row.borrow(py);
-                Ok(row
-                    .values
-                    .first()
-                    .map_or_else(|| py.None(), |v| v.clone_ref(py)))
+                let values = row.values.bind(py);
+                Ok(if values.is_empty() {
+                    py.None()
+                } else {
+                    values.get_item(0)?.unbind()
+                })
             }
             None => Ok(py.None()),
         }

@@ -26,20 +26,17 @@ impl ColumnMap {
 }
 
 /// A result row: indexable, sliceable, comparable with tuples, hashable, and with attribute
-/// access by column name (`row.name`).
-#[pyclass(sequence, module = "fastodbc", name = "Row")]
+/// access by column name (`row.name`). Values live in one tuple (one small-object allocation
+/// with the values inline); a freelist recycles rows while a cursor is iterated.
+#[pyclass(sequence, freelist = 1024, module = "fastodbc", name = "Row")]
 pub struct Row {
-    pub values: Vec<PyObject>,
+    pub values: Py<PyTuple>,
     pub columns: Py<ColumnMap>,
 }
 
 impl Row {
-    fn as_tuple<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.values.iter().map(|v| v.bind(py)))
-    }
-
-    fn position(&self, index: isize) -> PyResult<usize> {
-        let n = self.values.len() as isize;
+    fn position(&self, py: Python<'_>, index: isize) -> PyResult<usize> {
+        let n = self.values.bind(py).len() as isize;
         let i = if index < 0 { index + n } else { index };
         if i < 0 || i >= n {
             return Err(PyIndexError::new_err("tuple index out of range"));
@@ -50,59 +47,49 @@ impl Row {
 
 #[pymethods]
 impl Row {
-    fn __len__(&self) -> usize {
-        self.values.len()
+    fn __len__(&self, py: Python<'_>) -> usize {
+        self.values.bind(py).len()
     }
 
     fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<PyObject> {
+        let values = self.values.bind(py);
         if let Ok(i) = key.extract::<isize>() {
-            return Ok(self.values[self.position(i)?].clone_ref(py));
+            return Ok(values.get_item(self.position(py, i)?)?.unbind());
         }
         if let Ok(s) = key.downcast::<PySlice>() {
-            return Ok(self.as_tuple(py)?.as_any().get_item(s)?.unbind());
+            return Ok(values.as_any().get_item(s)?.unbind());
         }
-        Err(PyTypeError::new_err(
-            "row indices must be integers or slices",
-        ))
+        Err(PyTypeError::new_err("row indices must be integers or slices"))
     }
 
-    fn __setitem__(&mut self, index: isize, value: PyObject) -> PyResult<()> {
-        let i = self.position(index)?;
-        self.values[i] = value;
+    fn __setitem__(&mut self, py: Python<'_>, index: isize, value: PyObject) -> PyResult<()> {
+        // Rows are mutable as in pyodbc; the tuple is not, so it is replaced.
+        let i = self.position(py, index)?;
+        let mut items: Vec<PyObject> = self.values.bind(py).iter().map(|v| v.unbind()).collect();
+        items[i] = value;
+        self.values = PyTuple::new(py, items)?.unbind();
         Ok(())
     }
 
     fn __contains__(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<bool> {
-        for v in &self.values {
-            if v.bind(py).eq(value)? {
-                return Ok(true);
-            }
-        }
-        Ok(false)
+        self.values.bind(py).contains(value)
     }
 
     fn __iter__(&self, py: Python<'_>) -> PyResult<PyObject> {
-        Ok(self.as_tuple(py)?.try_iter()?.into_any().unbind())
+        Ok(self.values.bind(py).try_iter()?.into_any().unbind())
     }
 
     fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
         match self.columns.get().index.get(name) {
-            Some(&i) => Ok(self.values[i].clone_ref(py)),
-            None => Err(PyAttributeError::new_err(format!(
-                "'Row' object has no attribute '{name}'"
-            ))),
+            Some(&i) => Ok(self.values.bind(py).get_item(i)?.unbind()),
+            None => Err(PyAttributeError::new_err(format!("'Row' object has no attribute '{name}'"))),
         }
     }
 
-    fn __richcmp__(
-        &self,
-        py: Python<'_>,
-        other: &Bound<'_, PyAny>,
-        op: CompareOp,
-    ) -> PyResult<PyObject> {
-        let mine = self.as_tuple(py)?;
+    fn __richcmp__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<PyObject> {
+        let mine = self.values.bind(py);
         let theirs = if let Ok(r) = other.downcast::<Row>() {
-            r.borrow().as_tuple(py)?.into_any()
+            r.borrow().values.bind(py).clone().into_any()
         } else if other.downcast::<PyTuple>().is_ok() {
             other.clone()
         } else {
@@ -112,19 +99,16 @@ impl Row {
     }
 
     fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
-        self.as_tuple(py)?.hash()
+        self.values.bind(py).hash()
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(self.as_tuple(py)?.repr()?.to_string())
+        Ok(self.values.bind(py).repr()?.to_string())
     }
 
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(PyObject, (Bound<'py, PyTuple>,))> {
+    fn __reduce__(&self, py: Python<'_>) -> (PyObject, (Py<PyTuple>,)) {
         // Pickles as a plain tuple: the description belongs to a cursor.
-        Ok((
-            py.get_type::<PyTuple>().into_any().unbind(),
-            (self.as_tuple(py)?,),
-        ))
+        (py.get_type::<PyTuple>().into_any().unbind(), (self.values.clone_ref(py),))
     }
 
     /// The `description` of the cursor that produced this row.

@@ -1,0 +1,116 @@
+//! `odbc-floor`: how long the ODBC driver itself takes to serve a result.
+//!
+//! Executes a query and fetches it block by block into bound buffers (the same column plans
+//! fastodbc uses), touching no value and creating no Python object. Whatever a Python client
+//! spends beyond this is the client's own cost.
+//!
+//! Usage: odbc-floor --connect CS --sql SQL [--text narrow|wide] [--rowset-rows N] [--repeat K]
+//! Prints one JSON line: {"rows": N, "seconds": [..], "text": "...", "rowset_rows": N}
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use fastodbc_core::plan::DEFAULT_BLOCK_BYTES;
+use fastodbc_core::types::text::to_utf16;
+use fastodbc_core::{Connection, Decoding, Statement, TextCodec};
+
+struct Args {
+    connect: String,
+    sql: String,
+    wide: bool,
+    rowset_rows: Option<usize>,
+    repeat: usize,
+}
+
+fn parse() -> Result<Args, String> {
+    let mut it = std::env::args().skip(1);
+    let mut a = Args {
+        connect: String::new(),
+        sql: String::new(),
+        wide: false,
+        rowset_rows: None,
+        repeat: 1,
+    };
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or(format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--connect" => a.connect = value()?,
+            "--sql" => a.sql = value()?,
+            "--text" => a.wide = value()? == "wide",
+            "--rowset-rows" => a.rowset_rows = Some(value()?.parse().map_err(|e| format!("{e}"))?),
+            "--repeat" => a.repeat = value()?.parse().map_err(|e| format!("{e}"))?,
+            other => return Err(format!("unknown argument {other}")),
+        }
+    }
+    if a.connect.is_empty() || a.sql.is_empty() {
+        return Err("usage: odbc-floor --connect CS --sql SQL [--text narrow|wide] [--rowset-rows N] [--repeat K]".into());
+    }
+    Ok(a)
+}
+
+fn run_once(conn: &Connection, args: &Args) -> fastodbc_core::Result<(usize, f64)> {
+    let codec = if args.wide { TextCodec::Utf16 } else { TextCodec::Utf8 };
+    let decoding = Decoding {
+        char: codec.clone(),
+        wchar: codec,
+    };
+    // A row budget is turned into bytes by the plan: rows x (a generous row width) caps it.
+    let block_bytes = match args.rowset_rows {
+        Some(rows) => rows.saturating_mul(1 << 20),
+        None => DEFAULT_BLOCK_BYTES,
+    };
+    let started = Instant::now();
+    let mut stmt = Statement::new(conn)?;
+    stmt.prepare(&to_utf16(&args.sql))?;
+    stmt.execute()?;
+    stmt.open_result_with_rows(&decoding, block_bytes, args.rowset_rows)?;
+    let mut rows = 0usize;
+    loop {
+        let n = stmt.fetch_block()?;
+        if n == 0 {
+            break;
+        }
+        rows += n;
+    }
+    Ok((rows, started.elapsed().as_secs_f64()))
+}
+
+fn main() -> ExitCode {
+    let args = match parse() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut info = Vec::new();
+    let conn = match Connection::connect(&args.connect, true, 0, false, &[], &mut info) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("connect: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut seconds = Vec::new();
+    let mut rows = 0;
+    for _ in 0..args.repeat.max(1) {
+        match run_once(&conn, &args) {
+            Ok((n, s)) => {
+                rows = n;
+                seconds.push(s);
+            }
+            Err(e) => {
+                eprintln!("fetch: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let list: Vec<String> = seconds.iter().map(|s| format!("{s:.6}")).collect();
+    println!(
+        "{{\"rows\": {rows}, \"seconds\": [{}], \"text\": \"{}\", \"rowset_rows\": {}}}",
+        list.join(", "),
+        if args.wide { "wide" } else { "narrow" },
+        args.rowset_rows.map_or("null".to_string(), |r| r.to_string())
+    );
+    ExitCode::SUCCESS
+}

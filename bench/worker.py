@@ -1,0 +1,308 @@
+"""One measurement in a fresh process: ``python bench/worker.py '<json spec>'``.
+
+The orchestrator (bench/run.py) starts one worker per (peer, operation, repetition), so that
+``ru_maxrss`` (the RSS high-water mark) belongs to that operation alone and no peer inherits
+another's heap. The worker imports only its own peer, connects, prepares its input, then times
+the operation with ``time.perf_counter`` and prints one JSON line:
+
+    {"seconds": s, "rows": n, "rss_before": bytes, "maxrss": bytes, "error": null}
+
+``seconds`` is per operation: operations that are too short to time once (SELECT 1, connect,
+describe, the small-set fetches) run ``inner`` times and report the mean. Python's cyclic GC
+stays enabled, as in an application.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import datasets  # noqa: E402 - bench/ is not a package
+
+FETCHMANY_SIZE = 10_000
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def rss_now() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * PAGE
+
+
+def maxrss() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+
+
+# ---------------------------------------------------------------------------------------------
+# Peers: each returns an object with connect() and the DB-API calls the operations use.
+
+
+class DbapiPeer:
+    """fastodbc, pyodbc, stdlib sqlite3 and psycopg all speak DB-API: one implementation."""
+
+    def __init__(self, spec: dict[str, Any]):
+        self.spec = spec
+        self.name = spec["peer"]
+        self.backend = spec["backend"]
+        if self.name in ("fastodbc", "pyodbc", "pyodbc-fem"):
+            self.module = __import__("fastodbc" if self.name == "fastodbc" else "pyodbc")
+            self.connect = lambda: self.module.connect(spec["cs"])
+        elif self.name == "sqlite3":
+            import sqlite3
+            from decimal import Decimal
+
+            sqlite3.register_adapter(Decimal, str)
+            self.connect = lambda: sqlite3.connect(spec["sqlite_path"])
+        elif self.name in ("psycopg", "psycopg-copy"):
+            import psycopg
+
+            self.connect = lambda: psycopg.connect(spec["pg_dsn"])
+        else:
+            raise ValueError(f"unknown DB-API peer {self.name}")
+
+    def marks(self, n: int) -> str:
+        return ", ".join(["%s" if self.name.startswith("psycopg") else "?"] * n)
+
+
+def op_fetchall(peer: DbapiPeer, conn: Any, sql: str, inner: int) -> int:
+    cur = conn.cursor()
+    rows = None
+    for _ in range(inner):
+        cur.execute(sql)
+        rows = cur.fetchall()
+    return len(rows)
+
+
+def op_iter(peer: DbapiPeer, conn: Any, sql: str, inner: int) -> int:
+    cur = conn.cursor()
+    for _ in range(inner):
+        n = 0
+        cur.execute(sql)
+        for _row in cur:
+            n += 1
+    return n
+
+
+def op_fetchmany(peer: DbapiPeer, conn: Any, sql: str, inner: int) -> int:
+    cur = conn.cursor()
+    for _ in range(inner):
+        n = 0
+        cur.execute(sql)
+        while True:
+            rows = cur.fetchmany(FETCHMANY_SIZE)
+            if not rows:
+                break
+            n += len(rows)
+    return n
+
+
+def op_fetchone(peer: DbapiPeer, conn: Any, sql: str, inner: int) -> int:
+    cur = conn.cursor()
+    for _ in range(inner):
+        n = 0
+        cur.execute(sql)
+        fetchone = cur.fetchone
+        while fetchone() is not None:
+            n += 1
+    return n
+
+
+def op_select1(peer: DbapiPeer, conn: Any, sql: str, inner: int) -> int:
+    cur = conn.cursor()
+    for _ in range(inner):
+        cur.execute("SELECT 1")
+        cur.fetchone()
+    return 1
+
+
+def op_describe(peer: DbapiPeer, conn: Any, sql: str, inner: int) -> int:
+    cur = conn.cursor()
+    n = 0
+    for _ in range(inner):
+        cur.execute(sql)
+        n = len(cur.description)
+    if n != 10:
+        raise AssertionError(f"description has {n} columns, not 10")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Inserts: the target table is emptied (untimed) through the native reference client; the timed
+# part is executemany of all rows plus the commit; the row count is checked afterwards.
+
+
+def reset_insert_table(spec: dict[str, Any]) -> None:
+    if spec["backend"] == "sqlite":
+        import sqlite3
+
+        con = sqlite3.connect(spec["sqlite_insert_path"])
+        con.execute(f"DELETE FROM {datasets.INSERT_TABLE}")
+        con.commit()
+        con.execute("VACUUM")
+        con.close()
+    else:
+        import psycopg
+
+        with psycopg.connect(spec["pg_dsn"], autocommit=True) as con:
+            con.execute(f"TRUNCATE {datasets.INSERT_TABLE}")
+
+
+def count_insert_table(spec: dict[str, Any]) -> int:
+    if spec["backend"] == "sqlite":
+        import sqlite3
+
+        con = sqlite3.connect(spec["sqlite_insert_path"])
+        n = con.execute(f"SELECT count(*) FROM {datasets.INSERT_TABLE}").fetchone()[0]
+        con.close()
+        return n
+    import psycopg
+
+    with psycopg.connect(spec["pg_dsn"]) as con:
+        return con.execute(f"SELECT count(*) FROM {datasets.INSERT_TABLE}").fetchone()[0]
+
+
+def insert_dbapi(spec: dict[str, Any]) -> Callable[[], int]:
+    peer = DbapiPeer(spec)
+    rows = datasets.insert_rows(spec["rows"])
+    sql = f"INSERT INTO {datasets.INSERT_TABLE} VALUES ({peer.marks(len(rows[0]))})"
+    conn = peer.connect()
+    cur = conn.cursor()
+    if peer.name == "pyodbc-fem":
+        cur.fast_executemany = True
+    elif peer.name == "pyodbc":
+        cur.fast_executemany = False
+
+    def run() -> int:
+        if peer.name == "psycopg-copy":
+            with cur.copy(f"COPY {datasets.INSERT_TABLE} FROM STDIN") as cp:
+                for r in rows:
+                    cp.write_row(r)
+        else:
+            cur.executemany(sql, rows)
+        conn.commit()
+        return len(rows)
+
+    return run
+
+
+def arrow_insert_table(rows: list[tuple]) -> Any:
+    import pyarrow as pa
+
+    schema = pa.schema(
+        [
+            ("id", pa.int32()),
+            ("big", pa.int64()),
+            ("num", pa.decimal128(18, 4)),
+            ("dbl", pa.float64()),
+            ("s50", pa.string()),
+            ("s200", pa.string()),
+            ("d", pa.date32()),
+            ("ts", pa.timestamp("ms")),
+            ("flag", pa.bool_()),
+        ]
+    )
+    cols = list(zip(*rows))
+    return pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(cols, schema)], schema=schema)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def prepare(spec: dict[str, Any]) -> Callable[[], int]:
+    """Everything untimed (imports, connect, input data); returns the timed callable."""
+    op, peer_name = spec["op"], spec["peer"]
+    inner = spec.get("inner", 1)
+    sql = spec.get("sql", "")
+    if op == "insert":
+        reset_insert_table(spec)
+        if peer_name == "arrow-odbc":
+            import arrow_odbc
+
+            table = arrow_insert_table(datasets.insert_rows(spec["rows"]))
+            conn = arrow_odbc.connect(spec["cs"], autocommit=False)
+
+            def run() -> int:
+                conn.from_table_to_db(table, datasets.INSERT_TABLE, chunk_size=1000)
+                conn.commit()
+                return table.num_rows
+
+            return run
+        return insert_dbapi(spec)
+    if peer_name == "arrow-odbc":
+        import arrow_odbc
+        import pyarrow as pa
+
+        conn = arrow_odbc.connect(spec["cs"], autocommit=False)
+        if op == "fetchall":
+            # The Arrow counterpart of fetchall: every batch, then one Table (defaults as a user
+            # would call it: arrow-odbc sizes its own transit buffers).
+            def run() -> int:
+                reader = conn.read_arrow_batches(sql)
+                return pa.Table.from_batches(list(reader), schema=reader.schema).num_rows
+
+            return run
+        if op == "fetchmany":
+
+            def run() -> int:
+                n = 0
+                for batch in conn.read_arrow_batches(sql, batch_size=FETCHMANY_SIZE):
+                    n += batch.num_rows
+                return n
+
+            return run
+        raise ValueError(f"arrow-odbc has no {op}")
+    peer = DbapiPeer(spec)
+    if op == "connect":
+
+        def run() -> int:
+            for _ in range(inner):
+                peer.connect().close()
+            return 0
+
+        return run
+    fn = {
+        "fetchall": op_fetchall,
+        "iter": op_iter,
+        "fetchmany": op_fetchmany,
+        "fetchone": op_fetchone,
+        "select1": op_select1,
+        "describe": op_describe,
+    }[op]
+    conn = peer.connect()
+    return lambda: fn(peer, conn, sql, inner)
+
+
+def main() -> None:
+    spec = json.loads(sys.argv[1])
+    out: dict[str, Any] = {"seconds": None, "rows": None, "rss_before": None, "maxrss": None, "error": None}
+    try:
+        run = prepare(spec)
+        rss0 = rss_now()
+        t0 = time.perf_counter()
+        rows = run()
+        seconds = time.perf_counter() - t0
+        out["maxrss"] = maxrss()
+        out["rss_before"] = rss0
+        if spec["op"] == "insert":
+            stored = count_insert_table(spec)
+            if stored != rows:
+                raise AssertionError(f"inserted {rows} rows but the table holds {stored}")
+        out["seconds"] = seconds / spec.get("inner", 1)
+        out["rows"] = rows
+    except Exception as e:  # noqa: BLE001 - every failure is a result to report
+        msg = f"{type(e).__name__}: {e}".replace("\n", " ")
+        out["error"] = msg[:300]
+        if os.environ.get("BENCH_DEBUG"):
+            traceback.print_exc()
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
