@@ -137,9 +137,17 @@ def int10_rows(n: int, seed: int) -> Iterator[tuple]:
     off = 1 << 31
     for _ in range(n):
         yield (
-            bits(32) - off, bits(32) - off, bits(32) - off, bits(32) - off, bits(32) - off,
-            bits(32) - off, bits(32) - off, bits(32) - off, bits(32) - off, bits(32) - off,
-        )  # fmt: skip
+            bits(32) - off,
+            bits(32) - off,
+            bits(32) - off,
+            bits(32) - off,
+            bits(32) - off,
+            bits(32) - off,
+            bits(32) - off,
+            bits(32) - off,
+            bits(32) - off,
+            bits(32) - off,
+        )
 
 
 def varchar5_rows(n: int, seed: int) -> Iterator[tuple]:
@@ -207,9 +215,7 @@ DATASETS: dict[str, Dataset] = {
     "varchar5": Dataset(
         "varchar5", tuple(Column(f"s{i}", "varchar(100)", "VARCHAR(100)") for i in range(5)), varchar5_rows, 5
     ),
-    "unicode3": Dataset(
-        "unicode3", tuple(Column(c, "varchar(200)", "VARCHAR(200)") for c in "abc"), unicode3_rows, 3
-    ),
+    "unicode3": Dataset("unicode3", tuple(Column(c, "varchar(200)", "VARCHAR(200)") for c in "abc"), unicode3_rows, 3),
     "mixed": Dataset(
         "mixed",
         (
@@ -288,9 +294,7 @@ def load_sqlite(scale: str, log: Callable[[str], None] = print) -> None:
         con.execute("BEGIN")
         _sqlite_create(con, table, ds)
         marks = ", ".join("?" * len(ds.columns))
-        con.executemany(
-            f"INSERT INTO {table} VALUES ({marks})", (tuple(map(sqlite_value, r)) for r in ds.rows(rows))
-        )
+        con.executemany(f"INSERT INTO {table} VALUES ({marks})", (tuple(map(sqlite_value, r)) for r in ds.rows(rows)))
         con.execute("INSERT OR REPLACE INTO bench_meta VALUES (?, ?, ?)", (table, rows, GENERATOR_VERSION))
         con.execute("COMMIT")
         log(f"datasets: sqlite {table}: {rows} rows loaded in {time.perf_counter() - t0:.1f} s")

@@ -34,7 +34,8 @@ CODECS = ("utf16", "utf8")
 
 def callgrind_ir(codec: str, category: str, iterations: int) -> int:
     proc = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", str(BINARY), codec, category, str(iterations)],
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+        + [str(BINARY), codec, category, str(iterations)],
         capture_output=True,
         text=True,
     )
@@ -102,7 +103,7 @@ def main() -> int:
     if args.update:
         BASELINE.parent.mkdir(parents=True, exist_ok=True)
         doc = {
-            "what": "callgrind instructions (Ir) per decoded value, target/release/codec-bench; see bench/instructions.py",
+            "what": "callgrind Ir per decoded value of target/release/codec-bench (bench/instructions.py)",
             "iterations": ITERATIONS,
             "threshold": THRESHOLD,
             "ir_per_value": current,

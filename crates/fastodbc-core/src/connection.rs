@@ -69,8 +69,15 @@ pub struct DriverTraits {
     pub timestamp_as_text: bool,
     /// `SQLRowCount` after a parameter array counts every row, not just the last set's.
     pub array_row_count: bool,
+    /// Run statements with SQLPrepare + SQLExecute, never SQLExecDirect: psqlODBC sends a
+    /// direct statement and its savepoint as one simple-protocol query, so a syntax error there
+    /// silently rolls back the whole transaction.
+    pub prepare_always: bool,
     /// `SQLGetData` may follow a block fetch after `SQLSetPos` (SQL_GD_BLOCK | SQL_GD_BOUND).
     pub getdata_in_block: bool,
+    /// `SQLGetData` may re-read a bound column of the current row (SQL_GD_BOUND): with
+    /// one-row blocks, a truncated value can be read again whole.
+    pub getdata_bound: bool,
 }
 
 /// An open ODBC connection.
@@ -112,7 +119,9 @@ impl Connection {
                 binary_param_arrays: true,
                 timestamp_as_text: false,
                 array_row_count: true,
+                prepare_always: false,
                 getdata_in_block: false,
+                getdata_bound: false,
             },
             driver_name: String::new(),
             dbms_name: String::new(),
@@ -376,6 +385,8 @@ fn driver_traits(driver_name: &str, getdata_extensions: u32) -> DriverTraits {
         binary_param_arrays: !sqlite,
         timestamp_as_text: sqlite,
         array_row_count: !name.starts_with("psqlodbc"),
+        prepare_always: name.starts_with("psqlodbc"),
+        getdata_bound: getdata_extensions & ffi::SQL_GD_BOUND != 0,
         getdata_in_block: getdata_extensions & (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
             == (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND),
     }

@@ -88,11 +88,30 @@ pub struct ColumnPlan {
     pub elem_bytes: usize,
     /// Read with `SQLGetData` in chunks after the bound columns, never bound.
     pub streamed: bool,
+    /// Bound, but values may be longer than the element (optimistic size for a long column,
+    /// or a declared size that is no limit): needs truncation recovery.
+    pub may_truncate: bool,
 }
 
 /// Widest element bound to a buffer; wider or unbounded columns are streamed. Keeps one row of
 /// a `varchar(4000)` UTF-8 column (16 KiB) bindable while `text`/`varchar(max)` stream.
 pub const MAX_BOUND_ELEMENT: usize = 32 * 1024;
+
+/// Characters bound for an unbounded text column when truncated values can be recovered.
+pub const OPTIMISTIC_TEXT_CHARS: usize = 1024;
+/// Bytes bound for an unbounded binary column when truncated values can be recovered.
+pub const OPTIMISTIC_BINARY_BYTES: usize = 8192;
+/// Room given to text columns of drivers whose declared sizes are not limits.
+const UNRELIABLE_MIN_CHARS: usize = 255;
+
+/// What the plan needs to know about the driver.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PlanOptions {
+    /// Declared sizes are not limits (SQLite).
+    pub sizes_unreliable: bool,
+    /// A value truncated in a block can be re-read whole (SQLSetPos + SQLGetData).
+    pub recoverable: bool,
+}
 
 /// Budget for one block of bound buffers (data and indicators of all columns). Both Debian
 /// drivers convert UTF-8 to UTF-16 per rowset and slow down sharply past a few MiB of buffers
@@ -105,29 +124,43 @@ pub const MAX_BLOCK_ROWS: usize = 4096;
 impl ColumnPlan {
     /// The fetch type table: one entry per SQL type family.
     pub fn choose(desc: ColumnDescription, decoding: &Decoding) -> ColumnPlan {
-        Self::choose_sized(desc, decoding, false)
+        Self::choose_with(desc, decoding, PlanOptions::default())
     }
 
-    /// As `choose`; with `sizes_unreliable` (SQLite stores any length in a VARCHAR(10) and
-    /// reports every BLOB as BINARY(255)), binary columns stream and text columns get room for
-    /// at least `UNRELIABLE_MIN_CHARS` characters. `desc` is kept as the driver reported it.
-    pub fn choose_sized(
-        desc: ColumnDescription,
-        decoding: &Decoding,
-        sizes_unreliable: bool,
-    ) -> ColumnPlan {
+    /// As `choose`, for a driver described by `opts`. `desc` is kept as the driver reported it;
+    /// only the buffer decision changes.
+    pub fn choose_with(desc: ColumnDescription, decoding: &Decoding, opts: PlanOptions) -> ColumnPlan {
         use ValueKind::*;
-        const UNRELIABLE_MIN_CHARS: usize = 255;
         let mut t = desc.sql_type;
         let mut size = desc.size;
-        if sizes_unreliable {
-            match t {
-                ffi::SQL_BINARY | ffi::SQL_VARBINARY => t = ffi::SQL_LONGVARBINARY,
-                ffi::SQL_CHAR | ffi::SQL_VARCHAR | ffi::SQL_WCHAR | ffi::SQL_WVARCHAR => {
-                    size = size.max(UNRELIABLE_MIN_CHARS)
-                }
-                _ => {}
-            }
+        let text = matches!(
+            t,
+            ffi::SQL_CHAR | ffi::SQL_VARCHAR | ffi::SQL_LONGVARCHAR | ffi::SQL_WCHAR | ffi::SQL_WVARCHAR | ffi::SQL_WLONGVARCHAR
+        );
+        let binary = matches!(t, ffi::SQL_BINARY | ffi::SQL_VARBINARY | ffi::SQL_LONGVARBINARY);
+        let unbounded = matches!(t, ffi::SQL_LONGVARCHAR | ffi::SQL_WLONGVARCHAR | ffi::SQL_LONGVARBINARY)
+            || size == 0
+            || size.saturating_mul(4) > MAX_BOUND_ELEMENT;
+        let mut may_truncate = false;
+        if opts.recoverable && (text || binary) && unbounded {
+            may_truncate = true;
+            // Bind long columns too, with room for typical values: the few longer ones are
+            // re-read whole (SQLSetPos + SQLGetData), and the block fetch is kept.
+            t = match t {
+                ffi::SQL_LONGVARCHAR => ffi::SQL_VARCHAR,
+                ffi::SQL_WLONGVARCHAR => ffi::SQL_WVARCHAR,
+                ffi::SQL_LONGVARBINARY => ffi::SQL_VARBINARY,
+                other => other,
+            };
+            size = if text { OPTIMISTIC_TEXT_CHARS } else { OPTIMISTIC_BINARY_BYTES };
+        } else if opts.sizes_unreliable && (text || binary) && opts.recoverable {
+            size = size.max(UNRELIABLE_MIN_CHARS);
+            may_truncate = true;
+        } else if opts.sizes_unreliable && text {
+            size = size.max(UNRELIABLE_MIN_CHARS);
+        } else if opts.sizes_unreliable && binary {
+            // A described binary size that is not a limit, and no way to recover: stream.
+            t = ffi::SQL_LONGVARBINARY;
         }
         let (kind, codec, c_type, elem, long) = match t {
             ffi::SQL_CHAR | ffi::SQL_VARCHAR | ffi::SQL_LONGVARCHAR => {
@@ -208,6 +241,7 @@ impl ColumnPlan {
                 round_up8(elem)
             },
             streamed,
+            may_truncate: may_truncate && !streamed,
         }
     }
 }
@@ -303,6 +337,27 @@ mod tests {
                 "{t} {size}"
             );
         }
+    }
+
+    #[test]
+    fn long_columns_bind_optimistically_when_values_can_be_recovered() {
+        let opts = PlanOptions {
+            sizes_unreliable: false,
+            recoverable: true,
+        };
+        let p = ColumnPlan::choose_with(desc(ffi::SQL_WLONGVARCHAR, 8190), &utf8(), opts);
+        assert!(!p.streamed);
+        assert_eq!(p.elem_bytes, (OPTIMISTIC_TEXT_CHARS * 4 + 1).div_ceil(8) * 8);
+        assert_eq!(p.desc.sql_type, ffi::SQL_WLONGVARCHAR, "the description is kept");
+        let p = ColumnPlan::choose_with(desc(ffi::SQL_LONGVARBINARY, 0), &utf8(), opts);
+        assert_eq!((p.streamed, p.elem_bytes), (false, OPTIMISTIC_BINARY_BYTES));
+        let unreliable = PlanOptions {
+            sizes_unreliable: true,
+            recoverable: false,
+        };
+        assert!(ColumnPlan::choose_with(desc(ffi::SQL_BINARY, 255), &utf8(), unreliable).streamed);
+        let p = ColumnPlan::choose_with(desc(ffi::SQL_VARCHAR, 10), &utf8(), unreliable);
+        assert_eq!(p.elem_bytes, (255 * 4 + 1usize).div_ceil(8) * 8);
     }
 
     #[test]

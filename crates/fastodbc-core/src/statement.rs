@@ -8,7 +8,7 @@ use crate::connection::{Connection, DriverTraits};
 use crate::diagnostics::{check, DiagRecord, Error, Result};
 use crate::ffi;
 use crate::params::{NullType, ParamBatch};
-use crate::plan::{ColumnDescription, ColumnPlan, Decoding, ResultPlan};
+use crate::plan::{ColumnDescription, ColumnPlan, Decoding, PlanOptions, ResultPlan};
 
 /// Chunk size of `SQLGetData` reads of long values; grows to the reported total when known.
 const GETDATA_CHUNK: usize = 64 * 1024;
@@ -68,21 +68,7 @@ impl Statement {
             "SQLAllocHandle",
             None,
         )?;
-        let mut traits = conn.traits;
-        if traits.sizes_unreliable && !traits.getdata_in_block {
-            // SQLite's driver holds whole results in memory, so a static cursor costs nothing
-            // and lets SQLSetPos + SQLGetData re-read a value longer than its declared size.
-            // SAFETY: integer attribute by value.
-            let ret = unsafe {
-                ffi::SQLSetStmtAttrW(
-                    h,
-                    ffi::SQL_ATTR_CURSOR_TYPE,
-                    ffi::SQL_CURSOR_STATIC as *mut _,
-                    0,
-                )
-            };
-            traits.getdata_in_block = ret == ffi::SQL_SUCCESS;
-        }
+        let traits = conn.traits;
         Ok(Statement {
             h,
             traits,
@@ -415,14 +401,21 @@ impl Statement {
             if lowercase_names {
                 desc.name = desc.name.to_lowercase();
             }
-            columns.push(ColumnPlan::choose_sized(
+            columns.push(ColumnPlan::choose_with(
                 desc,
                 decoding,
-                self.traits.sizes_unreliable,
+                PlanOptions {
+                    sizes_unreliable: self.traits.sizes_unreliable,
+                    recoverable: self.traits.getdata_in_block || self.traits.getdata_bound,
+                },
             ));
         }
         let mut plan = ResultPlan::new(columns, block_bytes);
-        if let (Some(rows), true) = (rows, plan.bound == plan.columns.len()) {
+        if !self.traits.getdata_in_block && plan.columns.iter().any(|c| c.may_truncate) {
+            // The driver can re-read a truncated value only on the current row (SQLite's
+            // steps through its result anyway, so one-row blocks cost it nothing measurable).
+            plan.block_rows = 1;
+        } else if let (Some(rows), true) = (rows, plan.bound == plan.columns.len()) {
             plan.block_rows = rows.max(1);
         }
         let mut block = RowBlock::new(&plan);
@@ -501,22 +494,20 @@ impl Statement {
                 let ind = rs.block.bound[col].ind[row];
                 if ind > cap || ind == ffi::SQL_NO_TOTAL {
                     let name = rs.plan.columns[col].desc.name.clone();
-                    if !self.traits.getdata_in_block {
+                    let recoverable = if self.traits.getdata_in_block {
+                        // SAFETY: positions the cursor on a fetched row of the current rowset.
+                        let ret = unsafe {
+                            ffi::SQLSetPos(h, (row + 1) as ffi::ULen, ffi::SQL_POSITION, ffi::SQL_LOCK_NO_CHANGE)
+                        };
+                        ret == ffi::SQL_SUCCESS || ret == ffi::SQL_SUCCESS_WITH_INFO
+                    } else {
+                        // A one-row block: the row is current, SQLGetData reads the column again.
+                        self.traits.getdata_bound && rows == 1
+                    };
+                    if !recoverable {
                         return Err(Error::Truncated { column: name, row });
                     }
                     let c_type = rs.plan.columns[col].c_type;
-                    // SAFETY: positions the cursor on a fetched row of the current rowset.
-                    let ret = unsafe {
-                        ffi::SQLSetPos(
-                            h,
-                            (row + 1) as ffi::ULen,
-                            ffi::SQL_POSITION,
-                            ffi::SQL_LOCK_NO_CHANGE,
-                        )
-                    };
-                    if ret != ffi::SQL_SUCCESS && ret != ffi::SQL_SUCCESS_WITH_INFO {
-                        return Err(Error::Truncated { column: name, row });
-                    }
                     match get_data(h, col, c_type, &mut self.messages) {
                         Ok(Some(v)) => rs.block.store_overflow(col, row, v),
                         _ => return Err(Error::Truncated { column: name, row }),

@@ -267,16 +267,21 @@ impl Cursor {
             text: settings.encoding,
             timestamp_as_text: stmt.traits().timestamp_as_text,
         };
-        // Prepare + execute rather than SQLExecDirect: psqlODBC sends a direct statement in
-        // one simple-protocol query with its savepoint, so a syntax error there silently
-        // rolled back the whole transaction; prepared, only the statement fails.
+        // Direct execution, unless the driver needs a prepared statement to keep the
+        // transaction on a syntax error (`DriverTraits::prepare_always`). SQLite's driver only
+        // keeps a re-readable (static) cursor for direct execution.
+        let prepare = stmt.traits().prepare_always;
         let r = py.allow_threads(|| {
             stmt.reset();
-            stmt.prepare(&sql16)?;
             if !values.is_empty() {
                 stmt.bind_params(ParamBatch::build(&[values], opts, &[])?)?;
             }
-            stmt.execute()
+            if prepare {
+                stmt.prepare(&sql16)?;
+                stmt.execute()
+            } else {
+                stmt.exec_direct(&sql16)
+            }
         });
         st.messages = message_tuples(&stmt.messages);
         r.py(py)?;

@@ -1,0 +1,445 @@
+"""End-to-end benchmark of fastodbc against its peers: ``make bench`` / ``make bench-quick``.
+
+    python bench/run.py --scale full|quick [--reps N] [--backend sqlite|postgresql]...
+                        [--only SUBSTRING]... [--no-codec] [--no-instructions] [--no-md]
+
+For every backend x dataset x operation ("case") the peers run interleaved, repetition by
+repetition (rep 1: every peer once, rep 2: every peer again, ...; the order rotates by one peer
+each repetition so no peer is always first). Every single measurement runs in a fresh process
+(bench/worker.py), so its RSS high-water mark belongs to that operation alone. Reported figures
+are medians over the repetitions; ratios are to pyodbc measured in the same case of the same run.
+
+PostgreSQL: the benchmark's own persistent cluster (bench/pg.sh), started and stopped here unless
+FASTODBC_BENCH_PG / FASTODBC_BENCH_PG_DSN already point at a server. Datasets are generated and
+loaded once (bench/datasets.py) and reused while their row counts and generator version match.
+
+Results: bench/results/<UTC timestamp>-<scale>.json and .md, copied to latest.json / latest.md,
+and the generated section of BENCHMARKS.md (bench/report.py renders all markdown).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+sys.path.insert(0, str(BENCH))
+
+import datasets  # noqa: E402
+import report  # noqa: E402
+
+PYTHON = sys.executable
+FLOOR = ROOT / "target" / "release" / "odbc-floor"
+RESULTS = BENCH / "results"
+WORKER_TIMEOUT = 900
+
+#: Settings per scale. ``inner``: how many times the short operations run inside one
+#: measurement (per backend). ``insert_cap``: row cap for peers that insert one row per round
+#: trip and would otherwise dominate the run time (their rows/s is what is compared).
+CONFIG: dict[str, dict[str, Any]] = {
+    "full": {
+        "reps": 3,
+        "floor_rowsets": (64, 1024, 10_000),
+        "inner": {
+            "sqlite": {"small": 20, "select1": 3000, "connect": 200, "describe": 2000},
+            "postgresql": {"small": 20, "select1": 500, "connect": 30, "describe": 300},
+        },
+        "insert_cap": {("postgresql", "pyodbc"): 20_000},
+    },
+    "quick": {
+        "reps": 3,
+        "floor_rowsets": (1024,),
+        "inner": {
+            "sqlite": {"small": 5, "select1": 1000, "connect": 50, "describe": 500},
+            "postgresql": {"small": 5, "select1": 200, "connect": 10, "describe": 100},
+        },
+        "insert_cap": {("postgresql", "pyodbc"): 5_000},
+    },
+}
+
+BIG = ("int10", "varchar5", "unicode3", "mixed", "blob1")
+TEXT_DATASETS = ("varchar5", "unicode3", "mixed")
+UDF = "UseDeclareFetch=1;Fetch=10000"
+
+#: The native reference client of each backend.
+NATIVE = {"sqlite": "sqlite3", "postgresql": "psycopg"}
+
+
+def log(msg: str) -> None:
+    print(msg, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# PostgreSQL cluster
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    env = {}
+    for line in path.read_text().splitlines():
+        if line.startswith("export "):
+            k, _, v = line[7:].partition("=")
+            env[k] = v.strip("'")
+    return env
+
+
+class PgCluster:
+    def __init__(self) -> None:
+        self.started = False
+
+    def __enter__(self) -> PgCluster:
+        if not (os.environ.get("FASTODBC_BENCH_PG") and os.environ.get("FASTODBC_BENCH_PG_DSN")):
+            subprocess.run(["bash", str(BENCH / "pg.sh"), "start"], check=True)
+            self.started = True
+            os.environ.update(read_env_file(BENCH / "data" / "pg.env"))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.started:
+            subprocess.run(["bash", str(BENCH / "pg.sh"), "stop"], check=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Cases
+
+
+def sqlite_cs(path: Path) -> str:
+    return f"Driver={{SQLite3}};Database={path};"
+
+
+def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, Any]]:
+    cfg = CONFIG[scale]
+    rows = datasets.SCALES[scale]
+    cases = []
+    for backend in backends:
+        native = NATIVE[backend]
+        if backend == "sqlite":
+            base = {"backend": backend, "cs": sqlite_cs(datasets.SQLITE_PATH), "sqlite_path": str(datasets.SQLITE_PATH)}
+        else:
+            base = {
+                "backend": backend,
+                "cs": os.environ["FASTODBC_BENCH_PG"],
+                "pg_dsn": os.environ["FASTODBC_BENCH_PG_DSN"],
+            }
+        inner = cfg["inner"][backend]
+
+        def case(op: str, key: str, peers: list[dict], base: dict = base, **kw: Any) -> None:
+            table = datasets.table_name(key, scale) if key else ""
+            c = dict(base, op=op, dataset=key, table=table, peers=peers, variant="", inner=1)
+            c["sql"] = f"SELECT * FROM {table}" if table else ""
+            c["expected_rows"] = rows.get(key)
+            c.update(kw)
+            cases.append(c)
+
+        def peers(*names: str) -> list[dict]:
+            return [{"peer": n} for n in names]
+
+        for key in BIG:
+            floor_peers = []
+            if floor:
+                texts = ("narrow", "wide") if key in TEXT_DATASETS else ("narrow",)
+                rowsets = (
+                    cfg["floor_rowsets"] if key != "blob1" else tuple(r for r in cfg["floor_rowsets"] if r <= 1024)
+                )
+                floor_peers = [{"peer": "floor", "text": t, "rowset": r} for t in texts for r in rowsets]
+            case("fetchall", key, peers("fastodbc", "pyodbc", "arrow-odbc", native) + floor_peers)
+            case("iter", key, peers("fastodbc", "pyodbc", native))
+            case("fetchmany", key, peers("fastodbc", "pyodbc", "arrow-odbc", native))
+        small = inner["small"]
+        case("fetchall", "mixed_small", peers("fastodbc", "pyodbc", native), inner=small)
+        case("iter", "mixed_small", peers("fastodbc", "pyodbc", native), inner=small)
+        case("fetchone", "mixed_small", peers("fastodbc", "pyodbc", native), inner=small)
+        # fetchmany memory must stay flat as the result grows: mid set vs the big mixed set.
+        case("fetchmany", "mixed_mid", peers("fastodbc", "pyodbc", native))
+        if backend == "postgresql":
+            # psqlODBC buffers the whole result unless UseDeclareFetch=1 (server-side cursor).
+            for key in ("mixed_mid", "mixed"):
+                case("fetchmany", key, peers("fastodbc", "pyodbc"), variant=UDF, cs=f"{base['cs']};{UDF}")
+        ins = ["fastodbc", "pyodbc-fem", "pyodbc", "arrow-odbc", native] + (
+            ["psycopg-copy"] if backend == "postgresql" else []
+        )
+        ins_peers = [
+            {"peer": p, "rows": min(rows["insert"], cfg["insert_cap"].get((backend, p), rows["insert"]))} for p in ins
+        ]
+        if backend == "sqlite":
+            ins_base = {"cs": sqlite_cs(datasets.SQLITE_INSERT_PATH), "sqlite_path": str(datasets.SQLITE_INSERT_PATH)}
+        else:
+            ins_base = {}
+        case(
+            "insert", "", ins_peers, expected_rows=None, sqlite_insert_path=str(datasets.SQLITE_INSERT_PATH), **ins_base
+        )
+        case("select1", "", peers("fastodbc", "pyodbc", native), inner=inner["select1"])
+        case("connect", "", peers("fastodbc", "pyodbc", native), inner=inner["connect"])
+        int10 = datasets.table_name("int10", scale)
+        case(
+            "describe",
+            "",
+            peers("fastodbc", "pyodbc", native),
+            inner=inner["describe"],
+            sql=f"SELECT * FROM {int10} WHERE 1 = 0",
+        )
+    for i, c in enumerate(cases):
+        c["id"] = i
+    return cases
+
+
+def peer_label(p: dict) -> str:
+    if p["peer"] == "floor":
+        return f"floor {p['text']}/{p['rowset']}"
+    return p["peer"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Measurements
+
+
+def run_worker(case: dict, p: dict) -> dict:
+    spec = {k: v for k, v in case.items() if k not in ("peers",)}
+    spec.update(p)
+    try:
+        proc = subprocess.run(
+            [PYTHON, str(BENCH / "worker.py"), json.dumps(spec)],
+            capture_output=True,
+            text=True,
+            timeout=WORKER_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired:
+        return {"error": f"timeout after {WORKER_TIMEOUT} s"}
+    lines = proc.stdout.strip().splitlines()
+    try:
+        return json.loads(lines[-1])
+    except (IndexError, json.JSONDecodeError):
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
+        return {"error": f"worker exit {proc.returncode}: " + " | ".join(tail)}
+
+
+def run_floor(case: dict, p: dict) -> dict:
+    """odbc-floor in its own process; its RSS peak comes from wait4 (the whole process)."""
+    if not FLOOR.exists():
+        return {"error": "odbc-floor not built (cargo build --release -p odbc-floor)"}
+    cmd = [str(FLOOR), "--connect", case["cs"], "--sql", case["sql"], "--text", p["text"]]
+    cmd += ["--rowset-rows", str(p["rowset"]), "--repeat", "1"]
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
+        timer = threading.Timer(WORKER_TIMEOUT, proc.kill)
+        timer.start()
+        out = proc.stdout.read()
+        _, status, ru = os.wait4(proc.pid, 0)
+        timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        errtext = err.read().strip()
+    if proc.returncode != 0:
+        return {"error": f"odbc-floor exit {proc.returncode}: {errtext[-300:]}"}
+    try:
+        doc = json.loads(out.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        return {"error": f"odbc-floor printed no JSON: {out[-200:]}"}
+    return {"seconds": doc["seconds"][0], "rows": doc["rows"], "rss_before": None, "maxrss": ru.ru_maxrss * 1024}
+
+
+def summarise(case: dict, label: str, reps: list[dict]) -> dict:
+    ok = [r for r in reps if r.get("error") is None and r.get("seconds") is not None]
+    errors = [r["error"] for r in reps if r.get("error")]
+    s: dict[str, Any] = {"reps": reps, "n_ok": len(ok), "error": errors[0] if errors else None}
+    if ok:
+        s["median_s"] = statistics.median(r["seconds"] for r in ok)
+        s["min_s"] = min(r["seconds"] for r in ok)
+        s["max_s"] = max(r["seconds"] for r in ok)
+        s["rows"] = ok[0]["rows"]
+        s["maxrss_mb"] = statistics.median(r["maxrss"] for r in ok) / 2**20
+        deltas = [r["maxrss"] - r["rss_before"] for r in ok if r.get("rss_before") is not None]
+        s["rss_delta_mb"] = statistics.median(deltas) / 2**20 if deltas else None
+        exp = case.get("expected_rows")
+        if exp is not None and case["op"] in ("fetchall", "iter", "fetchmany", "fetchone") and s["rows"] != exp:
+            s["error"] = f"fetched {s['rows']} rows, expected {exp}"
+    return s
+
+
+def run_cases(cases: list[dict], reps: int, results: dict) -> None:
+    for case in cases:
+        labels = [peer_label(p) for p in case["peers"]]
+        raw: dict[str, list[dict]] = {lb: [] for lb in labels}
+        t0 = time.perf_counter()
+        for rep in range(reps):
+            order = case["peers"][rep % len(case["peers"]) :] + case["peers"][: rep % len(case["peers"])]
+            for p in order:
+                r = run_floor(case, p) if p["peer"] == "floor" else run_worker(case, p)
+                raw[peer_label(p)].append(r)
+        summary = {lb: summarise(case, lb, raw[lb]) for lb in labels}
+        entry = {k: v for k, v in case.items() if k not in ("cs", "pg_dsn", "peers")}
+        entry["peers"] = labels
+        entry["results"] = summary
+        entry["wall_s"] = time.perf_counter() - t0
+        results["cases"].append(entry)
+        log(report.case_line(entry))
+
+
+# ---------------------------------------------------------------------------------------------
+# Machine and versions
+
+
+def sh(cmd: list[str]) -> str:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def machine_info(backends: list[str]) -> dict[str, Any]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    cpu = ""
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    mem = Path("/proc/meminfo").read_text().splitlines()[0].split()[1]
+    pkgs = {}
+    for name in ("fastodbc", "pyodbc", "arrow-odbc", "pyarrow", "psycopg", "psycopg-binary", "psutil"):
+        try:
+            pkgs[name] = version(name)
+        except PackageNotFoundError:
+            pkgs[name] = None
+    import sqlite3
+
+    so = sorted((ROOT / "python" / "fastodbc").glob("_native*.so"))
+    info = {
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "kernel": platform.release(),
+        "os": sh(["sh", "-c", ". /etc/os-release && echo $PRETTY_NAME"]),
+        "mem_gb": round(int(mem) / 2**20, 1),
+        "python": platform.python_version(),
+        "packages": pkgs,
+        "stdlib_sqlite": sqlite3.sqlite_version,
+        "debian": {
+            p: sh(["dpkg-query", "-W", "-f=${Version}", p])
+            for p in ("unixodbc", "odbc-postgresql", "libsqliteodbc", "postgresql-15")
+        },
+        "git": sh(["git", "-C", str(ROOT), "describe", "--always", "--dirty"]),
+        "fastodbc_so_mtime": dt.datetime.fromtimestamp(so[0].stat().st_mtime, dt.timezone.utc).isoformat()
+        if so
+        else None,
+        "odbc_floor": FLOOR.exists(),
+    }
+    if "postgresql" in backends:
+        try:
+            import psycopg
+
+            with psycopg.connect(os.environ["FASTODBC_BENCH_PG_DSN"]) as c:
+                info["postgresql_server"] = c.execute("SHOW server_version").fetchone()[0]
+        except Exception as e:  # noqa: BLE001
+            info["postgresql_server"] = f"unknown ({e})"
+    return info
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scale", choices=sorted(CONFIG), default="quick")
+    ap.add_argument("--reps", type=int, help="repetitions per case (default: per scale)")
+    ap.add_argument("--backend", action="append", choices=["sqlite", "postgresql"], help="default: both")
+    ap.add_argument("--only", action="append", help="run only cases whose '<backend> <dataset> <op>' contains this")
+    ap.add_argument("--no-floor", action="store_true", help="skip the odbc-floor runs")
+    ap.add_argument("--no-codec", action="store_true", help="skip the Python codec micro-benchmark")
+    ap.add_argument("--no-instructions", action="store_true", help="skip the callgrind instruction counts")
+    ap.add_argument("--no-md", action="store_true", help="do not rewrite BENCHMARKS.md")
+    ap.add_argument("--tag", default="", help="suffix for the result file names")
+    args = ap.parse_args()
+    backends = args.backend or ["sqlite", "postgresql"]
+    reps = args.reps or CONFIG[args.scale]["reps"]
+    os.environ.setdefault("ODBCSYSINI", str(ROOT / "build" / "odbc"))
+    # SIGTERM (make interrupted) must still stop the cluster: turn it into SystemExit.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    started = time.time()
+    command = " ".join(["python", "bench/run.py", *sys.argv[1:]])
+    results: dict[str, Any] = {"cases": []}
+    with PgCluster() if "postgresql" in backends else _Null():
+        if "sqlite" in backends:
+            datasets.load_sqlite(args.scale, log=log)
+        if "postgresql" in backends:
+            datasets.load_postgresql(args.scale, log=log)
+        results["meta"] = {
+            "scale": args.scale,
+            "reps": reps,
+            "command": command,
+            "started_utc": dt.datetime.fromtimestamp(started, dt.timezone.utc).isoformat(timespec="seconds"),
+            "rows": datasets.SCALES[args.scale],
+            "config": {k: (str(v) if k == "insert_cap" else v) for k, v in CONFIG[args.scale].items()},
+            "machine": machine_info(backends),
+        }
+        cases = build_cases(args.scale, backends, floor=not args.no_floor)
+        if args.only:
+            cases = [c for c in cases if any(o in f"{c['backend']} {c['dataset']} {c['op']}" for o in args.only)]
+        log(f"bench: {len(cases)} cases x {reps} reps ({args.scale})")
+        try:
+            run_cases(cases, reps, results)
+        except KeyboardInterrupt:
+            log("bench: interrupted; writing what was measured")
+            results["meta"]["interrupted"] = True
+    if not args.no_codec:
+        log("bench: Python codec micro-benchmark")
+        with tempfile.NamedTemporaryFile(suffix=".json") as f:
+            proc = subprocess.run(
+                [PYTHON, str(BENCH / "codec_py.py"), "--json", f.name], capture_output=True, text=True
+            )
+            try:
+                results["codec_py"] = json.loads(Path(f.name).read_text())
+            except ValueError:
+                results["codec_py"] = {"error": (proc.stderr or proc.stdout)[-500:]}
+    if not args.no_instructions:
+        log("bench: instruction counts (callgrind)")
+        with tempfile.NamedTemporaryFile(suffix=".json") as f:
+            proc = subprocess.run(
+                [PYTHON, str(BENCH / "instructions.py"), "--json", f.name], capture_output=True, text=True
+            )
+            try:
+                results["instructions"] = json.loads(Path(f.name).read_text())
+            except ValueError:
+                results["instructions"] = {"error": (proc.stderr or proc.stdout)[-500:]}
+    results["meta"]["duration_s"] = round(time.time() - started, 1)
+    write_results(results, args)
+    return 0
+
+
+class _Null:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def write_results(results: dict, args: argparse.Namespace) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    name = f"{stamp}-{args.scale}{'-' + args.tag if args.tag else ''}"
+    md = report.render(results)
+    (RESULTS / f"{name}.json").write_text(json.dumps(results, indent=1, default=str) + "\n")
+    (RESULTS / f"{name}.md").write_text(md)
+    shutil.copyfile(RESULTS / f"{name}.json", RESULTS / "latest.json")
+    shutil.copyfile(RESULTS / f"{name}.md", RESULTS / "latest.md")
+    log(f"bench: results in bench/results/{name}.json / .md (and latest.*), {results['meta']['duration_s']} s")
+    if not args.no_md:
+        report.update_benchmarks_md(results)
+        log("bench: BENCHMARKS.md updated")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
