@@ -44,3 +44,21 @@ pg-stop: ## stop it and delete its data
 clean: pg-stop ## remove build/, target/ and the built extension
 	rm -rf build target
 	rm -f python/fastodbc/_native*.so
+
+# Benchmarks (bench/, BENCHMARKS.md): not part of `make test`. The bench targets install the
+# peers of bench/requirements.txt and run their own PostgreSQL (bench/pg.sh).
+.PHONY: bench bench-quick bench-check
+
+bench: build ## full benchmark suite vs the peers (~15 min): bench/results/, BENCHMARKS.md
+	bash bench/setup.sh
+	cargo build --release -p odbc-floor -p codec-bench
+	.venv/bin/python bench/run.py --scale full
+
+bench-quick: build ## quick benchmark (~3 min: fewer rows, one floor rowset)
+	bash bench/setup.sh
+	cargo build --release -p odbc-floor -p codec-bench
+	.venv/bin/python bench/run.py --scale quick
+
+bench-check: deps ## instruction-count gate of the text decoders (fails on >10% regression)
+	cargo build --release -p codec-bench
+	.venv/bin/python bench/instructions.py --check

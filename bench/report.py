@@ -117,6 +117,9 @@ def case_line(c: dict) -> str:
         if "median_s" not in r:
             parts.append(f"{peer} ERROR")
             continue
+        if c["op"] == "insert":
+            parts.append(f"{peer} {r['rows'] / r['median_s']:,.0f} rows/s")
+            continue
         x = ratio(c, peer) if peer != "pyodbc" else None
         parts.append(f"{peer} {fmt_s(r['median_s'])}" + (f" ({x:.2f}x)" if x else ""))
     return f"  {name:<40} " + " | ".join(parts) + f"  [{c['wall_s']:.0f} s]"
@@ -143,7 +146,7 @@ def fetch_tables(results: dict) -> str:
                     [
                         ds,
                         op,
-                        f"{c['results']['pyodbc'].get('rows', '-')}" if "pyodbc" in c["results"] else "-",
+                        f"{c['results']['pyodbc'].get('rows', 0):,}" if "pyodbc" in c["results"] else "-",
                         fmt_s(med(c, "pyodbc")),
                         fmt_s(f),
                         cell(c, "fastodbc"),
@@ -159,7 +162,7 @@ def fetch_tables(results: dict) -> str:
                     [
                         ds,
                         "fetchmany, UseDeclareFetch=1",
-                        str(c["results"]["pyodbc"].get("rows", "-")),
+                        f"{c['results']['pyodbc'].get('rows', 0):,}",
                         fmt_s(med(c, "pyodbc")),
                         fmt_s(med(c, "fastodbc")),
                         cell(c, "fastodbc"),
@@ -597,7 +600,8 @@ def render(results: dict) -> str:
         "",
         f"Machine: {mach['nproc']} CPUs ({mach['cpu']}), {mach['mem_gb']} GB, kernel {mach['kernel']}, {mach['os']};"
         f" Python {mach['python']}. fastodbc {pk.get('fastodbc')} (git {mach['git']}, extension built"
-        f" {mach.get('fastodbc_so_mtime')}), pyodbc {pk.get('pyodbc')}, arrow-odbc {pk.get('arrow-odbc')},"
+        f" {mach.get('fastodbc_so_mtime')}, sha256 {mach.get('fastodbc_so_sha256')}…),"
+        f" pyodbc {pk.get('pyodbc')}, arrow-odbc {pk.get('arrow-odbc')},"
         f" pyarrow {pk.get('pyarrow')}, psycopg {pk.get('psycopg')} (binary {pk.get('psycopg-binary')}); stdlib"
         f" sqlite {mach['stdlib_sqlite']}; unixODBC {deb.get('unixodbc')}, psqlODBC {deb.get('odbc-postgresql')},"
         f" sqliteodbc {deb.get('libsqliteodbc')}, PostgreSQL server {mach.get('postgresql_server', '-')}.",

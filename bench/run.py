@@ -292,6 +292,28 @@ def run_cases(cases: list[dict], reps: int, results: dict) -> None:
 # Machine and versions
 
 
+def snapshot_fastodbc() -> dict[str, Any]:
+    """Copies python/fastodbc (with the built extension) to bench/data/snapshot and points every
+    worker at the copy (PYTHONPATH comes before the venv's .pth): the whole run measures one build
+    even if `make build` replaces the extension meanwhile."""
+    import hashlib
+
+    src = ROOT / "python" / "fastodbc"
+    dst_root = datasets.DATA_DIR / "snapshot"
+    shutil.rmtree(dst_root, ignore_errors=True)
+    shutil.copytree(src, dst_root / "fastodbc", ignore=shutil.ignore_patterns("__pycache__"))
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(dst_root), os.environ.get("PYTHONPATH")]))
+    so = sorted((dst_root / "fastodbc").glob("_native*.so"))
+    if not so:
+        raise SystemExit("bench: fastodbc's extension is not built (make build)")
+    return {
+        "fastodbc_so_sha256": hashlib.sha256(so[0].read_bytes()).hexdigest()[:16],
+        "fastodbc_so_mtime": dt.datetime.fromtimestamp(so[0].stat().st_mtime, dt.timezone.utc).isoformat(
+            timespec="seconds"
+        ),
+    }
+
+
 def sh(cmd: list[str]) -> str:
     try:
         return subprocess.run(cmd, capture_output=True, text=True, timeout=30).stdout.strip()
@@ -316,7 +338,6 @@ def machine_info(backends: list[str]) -> dict[str, Any]:
             pkgs[name] = None
     import sqlite3
 
-    so = sorted((ROOT / "python" / "fastodbc").glob("_native*.so"))
     info = {
         "nproc": os.cpu_count(),
         "cpu": cpu,
@@ -331,9 +352,6 @@ def machine_info(backends: list[str]) -> dict[str, Any]:
             for p in ("unixodbc", "odbc-postgresql", "libsqliteodbc", "postgresql-15")
         },
         "git": sh(["git", "-C", str(ROOT), "describe", "--always", "--dirty"]),
-        "fastodbc_so_mtime": dt.datetime.fromtimestamp(so[0].stat().st_mtime, dt.timezone.utc).isoformat()
-        if so
-        else None,
         "odbc_floor": FLOOR.exists(),
     }
     if "postgresql" in backends:
@@ -370,6 +388,7 @@ def main() -> int:
     started = time.time()
     command = " ".join(["python", "bench/run.py", *sys.argv[1:]])
     results: dict[str, Any] = {"cases": []}
+    snap = snapshot_fastodbc()
     with PgCluster() if "postgresql" in backends else _Null():
         if "sqlite" in backends:
             datasets.load_sqlite(args.scale, log=log)
@@ -382,7 +401,7 @@ def main() -> int:
             "started_utc": dt.datetime.fromtimestamp(started, dt.timezone.utc).isoformat(timespec="seconds"),
             "rows": datasets.SCALES[args.scale],
             "config": {k: (str(v) if k == "insert_cap" else v) for k, v in CONFIG[args.scale].items()},
-            "machine": machine_info(backends),
+            "machine": dict(machine_info(backends), **snap),
         }
         cases = build_cases(args.scale, backends, floor=not args.no_floor)
         if args.only:
