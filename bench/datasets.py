@@ -46,7 +46,7 @@ SCALES: dict[str, dict[str, int]] = {
         "insert": 100_000,
     },
     "quick": {
-        "int10": 200_000,
+        "int10": 100_000,
         "varchar5": 50_000,
         "unicode3": 50_000,
         "mixed": 50_000,

@@ -1,0 +1,71 @@
+"""The GIL is released while the driver works, and cancel() from another thread stops a query."""
+
+import threading
+import time
+
+import pytest
+
+# Statements that keep the driver busy for about a second, and for many seconds.
+BUSY_SQL = {
+    "postgresql": "SELECT pg_sleep(1)",
+    "sqlite": "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 3000000) "
+    "SELECT COUNT(*) FROM s",
+}
+SLOW_SQL = {
+    "postgresql": "SELECT pg_sleep(30)",
+    "sqlite": "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 1000000000) "
+    "SELECT COUNT(*) FROM s",
+}
+# What a cancelled statement raises: psqlODBC reports the server's 57014 (query_canceled);
+# SQLite's driver reports every error, this one too, as HY000 "interrupted".
+CANCELLED = {
+    "postgresql": ("OperationalError", ("57014", "HY008")),
+    "sqlite": ("DatabaseError", ("HY000",)),
+}
+
+
+def _run_in_thread(fn):
+    outcome = {}
+
+    def target():
+        started = time.perf_counter()
+        try:
+            outcome["value"] = fn()
+        except Exception as e:  # noqa: BLE001 - handed to the test thread
+            outcome["error"] = e
+        outcome["seconds"] = time.perf_counter() - started
+
+    t = threading.Thread(target=target)
+    t.start()
+    return t, outcome
+
+
+@pytest.mark.fastodbc_only(reason="measures fastodbc's GIL release")
+def test_other_threads_run_while_the_driver_executes(backend, connect):
+    cur = connect().cursor()
+    t, outcome = _run_in_thread(lambda: cur.execute(BUSY_SQL[backend.name]).fetchall())
+    ticks = 0
+    deadline = time.perf_counter() + 0.3
+    while time.perf_counter() < deadline:
+        ticks += 1
+    t.join(60)
+    assert "error" not in outcome, outcome.get("error")
+    # With the GIL held by the driver call, this loop would barely run at all.
+    assert ticks > 100_000
+    assert outcome["seconds"] > 0.3
+
+
+@pytest.mark.fastodbc_only(reason="cancel() semantics are fastodbc's")
+def test_cancel_from_another_thread_stops_the_query(db, backend, connect):
+    cnxn = connect(autocommit=True)
+    cur = cnxn.cursor()
+    t, outcome = _run_in_thread(lambda: cur.execute(SLOW_SQL[backend.name]).fetchall())
+    time.sleep(0.5)
+    cur.cancel()
+    t.join(60)
+    cls, states = CANCELLED[backend.name]
+    assert isinstance(outcome.get("error"), getattr(db, cls)), outcome
+    assert outcome["error"].args[0] in states
+    assert outcome["seconds"] < 10
+    # The connection is still usable.
+    assert cnxn.cursor().execute("SELECT 1").fetchval() == 1
