@@ -49,7 +49,11 @@ fn parse() -> Result<Args, String> {
 }
 
 fn run_once(conn: &Connection, args: &Args) -> fastodbc_core::Result<(usize, f64)> {
-    let codec = if args.wide { TextCodec::Utf16 } else { TextCodec::Utf8 };
+    let codec = if args.wide {
+        TextCodec::Utf16
+    } else {
+        TextCodec::Utf8
+    };
     let decoding = Decoding {
         char: codec.clone(),
         wchar: codec,
@@ -110,7 +114,8 @@ fn main() -> ExitCode {
         "{{\"rows\": {rows}, \"seconds\": [{}], \"text\": \"{}\", \"rowset_rows\": {}}}",
         list.join(", "),
         if args.wide { "wide" } else { "narrow" },
-        args.rowset_rows.map_or("null".to_string(), |r| r.to_string())
+        args.rowset_rows
+            .map_or("null".to_string(), |r| r.to_string())
     );
     ExitCode::SUCCESS
 }

@@ -63,16 +63,19 @@ pub enum Cell<'a> {
     Value(&'a [u8]),
 }
 
-/// Streamed (long) values of the current row, one slot per column after the bound prefix.
-pub type StreamedRow = Vec<Option<Vec<u8>>>;
-
 pub struct RowBlock {
     pub bound: Vec<ColumnBuffer>,
-    pub streamed: StreamedRow,
+    /// One-row buffers the driver fills when the plan fetches row at a time; each row is then
+    /// copied into `bound`.
+    pub staging: Vec<ColumnBuffer>,
+    /// Streamed (long) values: one list per column after the bound prefix, one slot per row.
+    pub streamed: Vec<Vec<Option<Vec<u8>>>>,
     /// Values recovered whole with `SQLGetData` after the driver truncated them in the block.
     pub overflow: Vec<Vec<u8>>,
     /// Written by the driver through `SQL_ATTR_ROWS_FETCHED_PTR`; boxed so its address is stable.
     pub rows_fetched: Box<ffi::ULen>,
+    /// The driver's rows-fetched counter when it fills `staging` one row at a time.
+    pub staged_fetched: Box<ffi::ULen>,
     pub capacity_rows: usize,
 }
 
@@ -83,9 +86,18 @@ impl RowBlock {
                 .iter()
                 .map(|c| ColumnBuffer::new(c, plan.block_rows))
                 .collect(),
-            streamed: vec![None; plan.columns.len() - plan.bound],
+            staging: if plan.row_at_a_time {
+                plan.columns[..plan.bound]
+                    .iter()
+                    .map(|c| ColumnBuffer::new(c, 1))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            streamed: vec![Vec::new(); plan.columns.len() - plan.bound],
             overflow: Vec::new(),
             rows_fetched: Box::new(0),
+            staged_fetched: Box::new(0),
             capacity_rows: plan.block_rows,
         }
     }
@@ -118,9 +130,35 @@ impl RowBlock {
                 Cell::Value(buf.element(row))
             }
         } else {
-            match &self.streamed[col - self.bound.len()] {
+            match &self.streamed[col - self.bound.len()][row] {
                 Some(v) => Cell::Value(v),
                 None => Cell::Null,
+            }
+        }
+    }
+
+    /// Copies the staged row (as the driver wrote it) into row `row` of the block.
+    pub fn copy_staged(&mut self, row: usize) {
+        for (dst, src) in self.bound.iter_mut().zip(&self.staging) {
+            let ind = src.ind[0];
+            dst.ind[row] = ind;
+            let len = if !dst.variable {
+                dst.elem
+            } else if ind > 0 {
+                (ind as usize).min(dst.capacity)
+            } else {
+                0
+            };
+            if len > 0 {
+                let start = row * dst.elem;
+                // SAFETY: both ranges lie inside their u64-backed storage (len <= elem).
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        src.data.as_ptr() as *const u8,
+                        (dst.data.as_mut_ptr() as *mut u8).add(start),
+                        len,
+                    );
+                }
             }
         }
     }

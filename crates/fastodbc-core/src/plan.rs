@@ -129,17 +129,31 @@ impl ColumnPlan {
 
     /// As `choose`, for a driver described by `opts`. `desc` is kept as the driver reported it;
     /// only the buffer decision changes.
-    pub fn choose_with(desc: ColumnDescription, decoding: &Decoding, opts: PlanOptions) -> ColumnPlan {
+    pub fn choose_with(
+        desc: ColumnDescription,
+        decoding: &Decoding,
+        opts: PlanOptions,
+    ) -> ColumnPlan {
         use ValueKind::*;
         let mut t = desc.sql_type;
         let mut size = desc.size;
         let text = matches!(
             t,
-            ffi::SQL_CHAR | ffi::SQL_VARCHAR | ffi::SQL_LONGVARCHAR | ffi::SQL_WCHAR | ffi::SQL_WVARCHAR | ffi::SQL_WLONGVARCHAR
+            ffi::SQL_CHAR
+                | ffi::SQL_VARCHAR
+                | ffi::SQL_LONGVARCHAR
+                | ffi::SQL_WCHAR
+                | ffi::SQL_WVARCHAR
+                | ffi::SQL_WLONGVARCHAR
         );
-        let binary = matches!(t, ffi::SQL_BINARY | ffi::SQL_VARBINARY | ffi::SQL_LONGVARBINARY);
-        let unbounded = matches!(t, ffi::SQL_LONGVARCHAR | ffi::SQL_WLONGVARCHAR | ffi::SQL_LONGVARBINARY)
-            || size == 0
+        let binary = matches!(
+            t,
+            ffi::SQL_BINARY | ffi::SQL_VARBINARY | ffi::SQL_LONGVARBINARY
+        );
+        let unbounded = matches!(
+            t,
+            ffi::SQL_LONGVARCHAR | ffi::SQL_WLONGVARCHAR | ffi::SQL_LONGVARBINARY
+        ) || size == 0
             || size.saturating_mul(4) > MAX_BOUND_ELEMENT;
         let mut may_truncate = false;
         if opts.recoverable && (text || binary) && unbounded {
@@ -152,7 +166,11 @@ impl ColumnPlan {
                 ffi::SQL_LONGVARBINARY => ffi::SQL_VARBINARY,
                 other => other,
             };
-            size = if text { OPTIMISTIC_TEXT_CHARS } else { OPTIMISTIC_BINARY_BYTES };
+            size = if text {
+                OPTIMISTIC_TEXT_CHARS
+            } else {
+                OPTIMISTIC_BINARY_BYTES
+            };
         } else if opts.sizes_unreliable && (text || binary) && opts.recoverable {
             size = size.max(UNRELIABLE_MIN_CHARS);
             may_truncate = true;
@@ -267,8 +285,16 @@ pub struct ResultPlan {
     /// Columns `0..bound` are bound; the rest are read with `SQLGetData` (ODBC allows
     /// `SQLGetData` only after the last bound column).
     pub bound: usize,
+    /// Rows per block handed to the consumer.
     pub block_rows: usize,
+    /// The driver fetches one row at a time (streamed columns, or truncated values that can
+    /// only be re-read on the current row); the block is assembled from those rows.
+    pub row_at_a_time: bool,
 }
+
+/// Bytes counted per streamed value when sizing blocks (the values themselves are bounded by
+/// the block budget as they arrive).
+const STREAMED_ESTIMATE: usize = 256;
 
 impl ResultPlan {
     pub fn new(columns: Vec<ColumnPlan>, block_bytes: usize) -> ResultPlan {
@@ -276,21 +302,16 @@ impl ResultPlan {
             .iter()
             .position(|c| c.streamed)
             .unwrap_or(columns.len());
-        let block_rows = if bound < columns.len() {
-            // A streamed column forces one row per fetch: SQLGetData reads the current row.
-            1
-        } else {
-            let row_bytes: usize = columns
-                .iter()
-                .map(|c| c.elem_bytes + std::mem::size_of::<isize>())
-                .sum::<usize>()
-                .max(1);
-            (block_bytes / row_bytes).clamp(1, MAX_BLOCK_ROWS)
-        };
+        let row_bytes: usize = columns[..bound]
+            .iter()
+            .map(|c| c.elem_bytes + std::mem::size_of::<isize>())
+            .sum::<usize>()
+            + (columns.len() - bound) * STREAMED_ESTIMATE;
         ResultPlan {
+            block_rows: (block_bytes / row_bytes.max(1)).clamp(1, MAX_BLOCK_ROWS),
+            row_at_a_time: bound < columns.len(),
             columns,
             bound,
-            block_rows,
         }
     }
 }
@@ -347,8 +368,15 @@ mod tests {
         };
         let p = ColumnPlan::choose_with(desc(ffi::SQL_WLONGVARCHAR, 8190), &utf8(), opts);
         assert!(!p.streamed);
-        assert_eq!(p.elem_bytes, (OPTIMISTIC_TEXT_CHARS * 4 + 1).div_ceil(8) * 8);
-        assert_eq!(p.desc.sql_type, ffi::SQL_WLONGVARCHAR, "the description is kept");
+        assert_eq!(
+            p.elem_bytes,
+            (OPTIMISTIC_TEXT_CHARS * 4 + 1).div_ceil(8) * 8
+        );
+        assert_eq!(
+            p.desc.sql_type,
+            ffi::SQL_WLONGVARCHAR,
+            "the description is kept"
+        );
         let p = ColumnPlan::choose_with(desc(ffi::SQL_LONGVARBINARY, 0), &utf8(), opts);
         assert_eq!((p.streamed, p.elem_bytes), (false, OPTIMISTIC_BINARY_BYTES));
         let unreliable = PlanOptions {
@@ -371,6 +399,7 @@ mod tests {
         cols.push(ColumnPlan::choose(desc(ffi::SQL_LONGVARCHAR, 0), &utf8()));
         cols.push(ColumnPlan::choose(desc(ffi::SQL_INTEGER, 10), &utf8()));
         let plan = ResultPlan::new(cols, DEFAULT_BLOCK_BYTES);
-        assert_eq!((plan.bound, plan.block_rows), (1, 1));
+        assert_eq!((plan.bound, plan.row_at_a_time), (1, true));
+        assert_eq!(plan.block_rows, DEFAULT_BLOCK_BYTES / (16 + 256 + 256));
     }
 }

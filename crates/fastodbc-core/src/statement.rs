@@ -8,7 +8,9 @@ use crate::connection::{Connection, DriverTraits};
 use crate::diagnostics::{check, DiagRecord, Error, Result};
 use crate::ffi;
 use crate::params::{NullType, ParamBatch};
-use crate::plan::{ColumnDescription, ColumnPlan, Decoding, PlanOptions, ResultPlan};
+use crate::plan::{
+    ColumnDescription, ColumnPlan, Decoding, PlanOptions, ResultPlan, DEFAULT_BLOCK_BYTES,
+};
 
 /// Chunk size of `SQLGetData` reads of long values; grows to the reported total when known.
 const GETDATA_CHUNK: usize = 64 * 1024;
@@ -412,10 +414,12 @@ impl Statement {
         }
         let mut plan = ResultPlan::new(columns, block_bytes);
         if !self.traits.getdata_in_block && plan.columns.iter().any(|c| c.may_truncate) {
-            // The driver can re-read a truncated value only on the current row (SQLite's
-            // steps through its result anyway, so one-row blocks cost it nothing measurable).
-            plan.block_rows = 1;
-        } else if let (Some(rows), true) = (rows, plan.bound == plan.columns.len()) {
+            // The driver can re-read a truncated value only on the current row: fetch row by
+            // row and assemble blocks (SQLite's driver steps through its result anyway, so this
+            // costs it nothing measurable).
+            plan.row_at_a_time = true;
+        }
+        if let (Some(rows), false) = (rows, plan.row_at_a_time) {
             plan.block_rows = rows.max(1);
         }
         let mut block = RowBlock::new(&plan);
@@ -423,11 +427,23 @@ impl Statement {
         unsafe {
             let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_UNBIND);
         }
+        let (driver_rows, fetched, buffers) = if plan.row_at_a_time {
+            (
+                1,
+                &mut *block.staged_fetched as *mut ffi::ULen,
+                &mut block.staging,
+            )
+        } else {
+            (
+                plan.block_rows,
+                &mut *block.rows_fetched as *mut ffi::ULen,
+                &mut block.bound,
+            )
+        };
         self.set_attr_usize(ffi::SQL_ATTR_ROW_BIND_TYPE, ffi::SQL_BIND_BY_COLUMN)?;
-        self.set_attr_usize(ffi::SQL_ATTR_ROW_ARRAY_SIZE, plan.block_rows)?;
-        let fetched = &mut *block.rows_fetched as *mut ffi::ULen as *mut _;
-        self.set_attr_ptr(ffi::SQL_ATTR_ROWS_FETCHED_PTR, fetched)?;
-        for (i, buf) in block.bound.iter_mut().enumerate() {
+        self.set_attr_usize(ffi::SQL_ATTR_ROW_ARRAY_SIZE, driver_rows)?;
+        self.set_attr_ptr(ffi::SQL_ATTR_ROWS_FETCHED_PTR, fetched as *mut _)?;
+        for (i, buf) in buffers.iter_mut().enumerate() {
             let c_type = plan.columns[i].c_type;
             let ptr = buf.data_ptr() as *mut _;
             // SAFETY: the buffers live in `self.result` with the binding; they are unbound
@@ -463,27 +479,43 @@ impl Statement {
             return Ok(0);
         }
         rs.block.overflow.clear();
-        // SAFETY: buffers bound by open_result are alive in self.result.
-        let ret = unsafe { ffi::SQLFetch(self.h) };
+        let row_at_a_time = rs.plan.row_at_a_time;
+        let rows = if row_at_a_time {
+            self.assemble_block()?
+        } else {
+            self.fetch_rowset()?
+        };
+        if rows == 0 {
+            if let Some(rs) = self.result.as_mut() {
+                rs.exhausted = true;
+                *rs.block.rows_fetched = 0;
+            }
+        }
+        Ok(rows)
+    }
+
+    /// One `SQLFetch` fills the whole block; truncated values are re-read with SQLSetPos +
+    /// SQLGetData where the driver allows it.
+    fn fetch_rowset(&mut self) -> Result<usize> {
         let h = self.h;
-        let more = check(
+        // SAFETY: buffers bound by open_result are alive in self.result.
+        let ret = unsafe { ffi::SQLFetch(h) };
+        if !check(
             ret,
             ffi::SQL_HANDLE_STMT,
             h,
             "SQLFetch",
             Some(&mut self.messages),
-        )?;
+        )? {
+            return Ok(0);
+        }
+        let traits = self.traits;
         let Some(rs) = self.result.as_mut() else {
             return Ok(0);
         };
-        if !more {
-            rs.exhausted = true;
-            *rs.block.rows_fetched = 0;
-            return Ok(0);
-        }
         let rows = rs.block.len();
         // Truncation is never silent: any variable-length value longer than its element is
-        // read again whole (SQLSetPos + SQLGetData) or reported.
+        // read again whole or reported.
         for col in 0..rs.block.bound.len() {
             let buf = &rs.block.bound[col];
             if !buf.variable {
@@ -493,35 +525,105 @@ impl Statement {
             for row in 0..rows {
                 let ind = rs.block.bound[col].ind[row];
                 if ind > cap || ind == ffi::SQL_NO_TOTAL {
-                    let name = rs.plan.columns[col].desc.name.clone();
-                    let recoverable = if self.traits.getdata_in_block {
+                    let name = &rs.plan.columns[col].desc.name;
+                    let positioned = traits.getdata_in_block && {
                         // SAFETY: positions the cursor on a fetched row of the current rowset.
                         let ret = unsafe {
-                            ffi::SQLSetPos(h, (row + 1) as ffi::ULen, ffi::SQL_POSITION, ffi::SQL_LOCK_NO_CHANGE)
+                            ffi::SQLSetPos(
+                                h,
+                                (row + 1) as ffi::ULen,
+                                ffi::SQL_POSITION,
+                                ffi::SQL_LOCK_NO_CHANGE,
+                            )
                         };
                         ret == ffi::SQL_SUCCESS || ret == ffi::SQL_SUCCESS_WITH_INFO
-                    } else {
-                        // A one-row block: the row is current, SQLGetData reads the column again.
-                        self.traits.getdata_bound && rows == 1
                     };
-                    if !recoverable {
-                        return Err(Error::Truncated { column: name, row });
+                    if !positioned {
+                        return Err(Error::Truncated {
+                            column: name.clone(),
+                            row,
+                        });
                     }
-                    let c_type = rs.plan.columns[col].c_type;
-                    match get_data(h, col, c_type, &mut self.messages) {
+                    match get_data(h, col, rs.plan.columns[col].c_type, &mut self.messages) {
                         Ok(Some(v)) => rs.block.store_overflow(col, row, v),
-                        _ => return Err(Error::Truncated { column: name, row }),
+                        _ => {
+                            return Err(Error::Truncated {
+                                column: name.clone(),
+                                row,
+                            })
+                        }
                     }
                 }
             }
         }
-        // Streamed columns (one-row blocks): read each after the bound ones, in order.
-        let bound = rs.plan.bound;
-        for i in bound..rs.plan.columns.len() {
-            let c_type = rs.plan.columns[i].c_type;
-            rs.block.streamed[i - bound] = get_data(h, i, c_type, &mut self.messages)?;
-        }
         Ok(rows)
+    }
+
+    /// Fetches rows one at a time into the staging buffers and copies each into the block;
+    /// long values are read with SQLGetData on the current row (streamed columns, and bound
+    /// values the driver truncated). Stops at the block's rows or its byte budget.
+    fn assemble_block(&mut self) -> Result<usize> {
+        let h = self.h;
+        let traits = self.traits;
+        let Some(rs) = self.result.as_mut() else {
+            return Ok(0);
+        };
+        let capacity = rs.plan.block_rows;
+        let bound = rs.plan.bound;
+        for values in rs.block.streamed.iter_mut() {
+            values.clear();
+        }
+        let mut streamed_bytes = 0usize;
+        let mut n = 0usize;
+        while n < capacity && streamed_bytes <= DEFAULT_BLOCK_BYTES {
+            // SAFETY: staging buffers bound by open_result are alive in self.result.
+            let ret = unsafe { ffi::SQLFetch(h) };
+            if !check(
+                ret,
+                ffi::SQL_HANDLE_STMT,
+                h,
+                "SQLFetch",
+                Some(&mut self.messages),
+            )? {
+                break;
+            }
+            rs.block.copy_staged(n);
+            for col in 0..bound {
+                let staged = &rs.block.staging[col];
+                let ind = staged.ind[0];
+                if staged.variable
+                    && (ind > staged.capacity as ffi::Len || ind == ffi::SQL_NO_TOTAL)
+                {
+                    let name = &rs.plan.columns[col].desc.name;
+                    if !traits.getdata_bound {
+                        return Err(Error::Truncated {
+                            column: name.clone(),
+                            row: n,
+                        });
+                    }
+                    match get_data(h, col, rs.plan.columns[col].c_type, &mut self.messages) {
+                        Ok(Some(v)) => {
+                            streamed_bytes += v.len();
+                            rs.block.store_overflow(col, n, v);
+                        }
+                        _ => {
+                            return Err(Error::Truncated {
+                                column: name.clone(),
+                                row: n,
+                            })
+                        }
+                    }
+                }
+            }
+            for i in bound..rs.plan.columns.len() {
+                let v = get_data(h, i, rs.plan.columns[i].c_type, &mut self.messages)?;
+                streamed_bytes += v.as_ref().map_or(0, |v| v.len());
+                rs.block.streamed[i - bound].push(v);
+            }
+            n += 1;
+        }
+        *rs.block.rows_fetched = n;
+        Ok(n)
     }
 
     /// Moves to the next result set (`SQLMoreResults`). Returns false when there is none.

@@ -483,7 +483,12 @@ impl Drop for Cursor {
 }
 
 #[inline]
-fn make_row(py: Python<'_>, view: &ResultView, block: &fastodbc_core::RowBlock, row: usize) -> PyResult<Py<Row>> {
+fn make_row(
+    py: Python<'_>,
+    view: &ResultView,
+    block: &fastodbc_core::RowBlock,
+    row: usize,
+) -> PyResult<Py<Row>> {
     let n = view.converters.len();
     // SAFETY: a new tuple of `n` slots is filled completely (each slot steals one reference)
     // before it is used; on error the partly filled tuple is dropped, and CPython's tuple

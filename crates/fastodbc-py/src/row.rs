@@ -59,7 +59,9 @@ impl Row {
         if let Ok(s) = key.downcast::<PySlice>() {
             return Ok(values.as_any().get_item(s)?.unbind());
         }
-        Err(PyTypeError::new_err("row indices must be integers or slices"))
+        Err(PyTypeError::new_err(
+            "row indices must be integers or slices",
+        ))
     }
 
     fn __setitem__(&mut self, py: Python<'_>, index: isize, value: PyObject) -> PyResult<()> {
@@ -82,11 +84,18 @@ impl Row {
     fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
         match self.columns.get().index.get(name) {
             Some(&i) => Ok(self.values.bind(py).get_item(i)?.unbind()),
-            None => Err(PyAttributeError::new_err(format!("'Row' object has no attribute '{name}'"))),
+            None => Err(PyAttributeError::new_err(format!(
+                "'Row' object has no attribute '{name}'"
+            ))),
         }
     }
 
-    fn __richcmp__(&self, py: Python<'_>, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<PyObject> {
+    fn __richcmp__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        op: CompareOp,
+    ) -> PyResult<PyObject> {
         let mine = self.values.bind(py);
         let theirs = if let Ok(r) = other.downcast::<Row>() {
             r.borrow().values.bind(py).clone().into_any()
@@ -108,7 +117,10 @@ impl Row {
 
     fn __reduce__(&self, py: Python<'_>) -> (PyObject, (Py<PyTuple>,)) {
         // Pickles as a plain tuple: the description belongs to a cursor.
-        (py.get_type::<PyTuple>().into_any().unbind(), (self.values.clone_ref(py),))
+        (
+            py.get_type::<PyTuple>().into_any().unbind(),
+            (self.values.clone_ref(py),),
+        )
     }
 
     /// The `description` of the cursor that produced this row.
