@@ -69,6 +69,9 @@ pub struct DriverTraits {
     pub timestamp_as_text: bool,
     /// `SQLRowCount` after a parameter array counts every row, not just the last set's.
     pub array_row_count: bool,
+    /// Parameter arrays cost one round trip per row: executemany of a single-row INSERT is
+    /// rewritten to multi-row VALUES statements instead (psqlODBC).
+    pub rewrite_batched_inserts: bool,
     /// Run statements with SQLPrepare + SQLExecute, never SQLExecDirect: psqlODBC sends a
     /// direct statement and its savepoint as one simple-protocol query, so a syntax error there
     /// silently rolls back the whole transaction.
@@ -120,6 +123,7 @@ impl Connection {
                 timestamp_as_text: false,
                 array_row_count: true,
                 prepare_always: false,
+                rewrite_batched_inserts: false,
                 getdata_in_block: false,
                 getdata_bound: false,
             },
@@ -386,6 +390,7 @@ fn driver_traits(driver_name: &str, getdata_extensions: u32) -> DriverTraits {
         timestamp_as_text: sqlite,
         array_row_count: !name.starts_with("psqlodbc"),
         prepare_always: name.starts_with("psqlodbc"),
+        rewrite_batched_inserts: name.starts_with("psqlodbc"),
         getdata_bound: getdata_extensions & ffi::SQL_GD_BOUND != 0,
         getdata_in_block: getdata_extensions & (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
             == (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND),

@@ -6,7 +6,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use fastodbc_core::params::{split_runs, NullType};
-use fastodbc_core::sqlscan::count_markers;
+use fastodbc_core::sqlscan::{count_markers, InsertValues};
 use fastodbc_core::types::text::to_utf16;
 use fastodbc_core::{
     BindOptions, CatalogFunction, ParamBatch, ParamValue, Statement, StatementHandle,
@@ -313,6 +313,18 @@ impl Cursor {
             stmt.prepare(&sql16)
         })
         .py(py)?;
+        let traits = stmt.traits();
+        // Multi-row INSERT rewriting (see `InsertValues`); the driver's type for each marker
+        // types the NULLs, since every value is then a parameter of its own.
+        let rewrite = match (max_rows > 1 && traits.rewrite_batched_inserts, markers) {
+            (true, Some(m)) => InsertValues::parse(sql).filter(|s| s.markers == m),
+            _ => None,
+        };
+        let marker_types: Vec<NullType> = match &rewrite {
+            Some(shape) => (0..shape.markers).map(|i| stmt.describe_param(i)).collect(),
+            None => Vec::new(),
+        };
+        let mut prepared_rows = 1usize;
         let mut total: i64 = 0;
         let mut any_count = false;
         let mut unknown_count = false;
@@ -351,7 +363,43 @@ impl Cursor {
             if rows.is_empty() {
                 break;
             }
-            let traits = stmt.traits();
+            let opts = BindOptions {
+                text: settings.encoding,
+                timestamp_as_text: traits.timestamp_as_text,
+            };
+            if let Some(shape) = &rewrite {
+                let per_statement = shape.rows_per_statement(PARAM_CHUNK_ROWS);
+                for part in rows.chunks(per_statement) {
+                    let flat: Vec<ParamValue> = part.iter().flatten().cloned().collect();
+                    let types: Vec<NullType> = marker_types
+                        .iter()
+                        .cycle()
+                        .take(flat.len())
+                        .copied()
+                        .collect();
+                    let text =
+                        (part.len() != prepared_rows).then(|| to_utf16(&shape.sql(part.len())));
+                    let r = py.allow_threads(|| {
+                        if let Some(text) = &text {
+                            stmt.reset();
+                            stmt.prepare(text)?;
+                        }
+                        stmt.bind_params(ParamBatch::build(&[flat], opts, &types)?)?;
+                        stmt.execute()?;
+                        let n = stmt.row_count().unwrap_or(-1);
+                        stmt.close_cursor();
+                        Ok::<_, fastodbc_core::Error>(n)
+                    });
+                    prepared_rows = part.len();
+                    messages.extend(message_tuples(&stmt.messages));
+                    let n = r.py(py)?;
+                    if n >= 0 {
+                        total += n;
+                        any_count = true;
+                    }
+                }
+                continue;
+            }
             // SQLite's driver mangles binary parameter arrays: send rows with bytes one by one.
             let has_bytes = || {
                 rows.iter()
@@ -361,10 +409,6 @@ impl Cursor {
                 1
             } else {
                 max_rows
-            };
-            let opts = BindOptions {
-                text: settings.encoding,
-                timestamp_as_text: traits.timestamp_as_text,
             };
             for run in split_runs(&rows, max_rows) {
                 let part = &rows[run];
