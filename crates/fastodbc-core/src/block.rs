@@ -80,11 +80,12 @@ pub struct RowBlock {
 }
 
 impl RowBlock {
-    pub fn new(plan: &ResultPlan) -> RowBlock {
+    /// Buffers for `rows` rows of the plan's bound columns (and the staging row, if any).
+    pub fn new(plan: &ResultPlan, rows: usize) -> RowBlock {
         RowBlock {
             bound: plan.columns[..plan.bound]
                 .iter()
-                .map(|c| ColumnBuffer::new(c, plan.block_rows))
+                .map(|c| ColumnBuffer::new(c, rows))
                 .collect(),
             staging: if plan.row_at_a_time {
                 plan.columns[..plan.bound]
@@ -98,8 +99,17 @@ impl RowBlock {
             overflow: Vec::new(),
             rows_fetched: Box::new(0),
             staged_fetched: Box::new(0),
-            capacity_rows: plan.block_rows,
+            capacity_rows: rows,
         }
+    }
+
+    /// Replaces the bound buffers with buffers for `rows` rows (their contents were consumed).
+    pub fn resize(&mut self, plan: &ResultPlan, rows: usize) {
+        self.bound = plan.columns[..plan.bound]
+            .iter()
+            .map(|c| ColumnBuffer::new(c, rows))
+            .collect();
+        self.capacity_rows = rows;
     }
 
     /// Rows in the block after the last fetch.

@@ -37,7 +37,13 @@ pub struct ResultSet {
     pub plan: ResultPlan,
     pub block: RowBlock,
     pub exhausted: bool,
+    /// Rows the driver fills per `SQLFetch` now: starts small and grows to the block's size.
+    rowset: usize,
 }
+
+/// Rows of the first `SQLFetch` of a result. Small results (a `SELECT 1`) then cost the driver
+/// no per-row bookkeeping for thousands of rows; later fetches grow 8-fold to the full block.
+const FIRST_ROWSET: usize = 16;
 
 pub struct Statement {
     h: ffi::Handle,
@@ -422,7 +428,12 @@ impl Statement {
         if let (Some(rows), false) = (rows, plan.row_at_a_time) {
             plan.block_rows = rows.max(1);
         }
-        let mut block = RowBlock::new(&plan);
+        let first_rows = if plan.row_at_a_time {
+            plan.block_rows
+        } else {
+            plan.block_rows.min(FIRST_ROWSET)
+        };
+        let mut block = RowBlock::new(&plan, first_rows);
         // SAFETY: unbinding previous columns before binding new buffers.
         unsafe {
             let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_UNBIND);
@@ -435,7 +446,7 @@ impl Statement {
             )
         } else {
             (
-                plan.block_rows,
+                plan.block_rows.min(FIRST_ROWSET),
                 &mut *block.rows_fetched as *mut ffi::ULen,
                 &mut block.bound,
             )
@@ -443,27 +454,12 @@ impl Statement {
         self.set_attr_usize(ffi::SQL_ATTR_ROW_BIND_TYPE, ffi::SQL_BIND_BY_COLUMN)?;
         self.set_attr_usize(ffi::SQL_ATTR_ROW_ARRAY_SIZE, driver_rows)?;
         self.set_attr_ptr(ffi::SQL_ATTR_ROWS_FETCHED_PTR, fetched as *mut _)?;
-        for (i, buf) in buffers.iter_mut().enumerate() {
-            let c_type = plan.columns[i].c_type;
-            let ptr = buf.data_ptr() as *mut _;
-            // SAFETY: the buffers live in `self.result` with the binding; they are unbound
-            // (SQL_UNBIND in reset/open_result) before being dropped or replaced.
-            let ret = unsafe {
-                ffi::SQLBindCol(
-                    self.h,
-                    (i + 1) as u16,
-                    c_type,
-                    ptr,
-                    buf.elem as ffi::Len,
-                    buf.ind.as_mut_ptr(),
-                )
-            };
-            self.check(ret, "SQLBindCol")?;
-        }
+        bind_columns(self.h, &plan.columns, buffers)?;
         self.result = Some(ResultSet {
             plan,
             block,
             exhausted: false,
+            rowset: driver_rows,
         });
         Ok(true)
     }
@@ -498,6 +494,17 @@ impl Statement {
     /// SQLGetData where the driver allows it.
     fn fetch_rowset(&mut self) -> Result<usize> {
         let h = self.h;
+        if let Some(rs) = self.result.as_mut() {
+            let started = *rs.block.rows_fetched > 0;
+            if started && rs.rowset < rs.plan.block_rows {
+                // The result is longer than a first glance: grow the block (buffers too).
+                let grown = (rs.rowset * 8).min(rs.plan.block_rows);
+                rs.rowset = grown;
+                rs.block.resize(&rs.plan, grown);
+                bind_columns(h, &rs.plan.columns, &mut rs.block.bound)?;
+                self.set_attr_usize(ffi::SQL_ATTR_ROW_ARRAY_SIZE, grown)?;
+            }
+        }
         // SAFETY: buffers bound by open_result are alive in self.result.
         let ret = unsafe { ffi::SQLFetch(h) };
         if !check(
@@ -660,6 +667,31 @@ pub enum CatalogFunction {
     Tables,
     Columns,
     PrimaryKeys,
+}
+
+/// Binds `buffers` to the first columns of the result (column-wise).
+fn bind_columns(
+    h: ffi::Handle,
+    columns: &[ColumnPlan],
+    buffers: &mut [crate::block::ColumnBuffer],
+) -> Result<()> {
+    for (i, buf) in buffers.iter_mut().enumerate() {
+        let ptr = buf.data_ptr() as *mut _;
+        // SAFETY: the buffers live in the statement's result set with the binding; they are
+        // unbound (SQL_UNBIND) or rebound before being dropped or replaced.
+        let ret = unsafe {
+            ffi::SQLBindCol(
+                h,
+                (i + 1) as u16,
+                columns[i].c_type,
+                ptr,
+                buf.elem as ffi::Len,
+                buf.ind.as_mut_ptr(),
+            )
+        };
+        check(ret, ffi::SQL_HANDLE_STMT, h, "SQLBindCol", None)?;
+    }
+    Ok(())
 }
 
 /// Reads a whole value with `SQLGetData`, in chunks. `None` for NULL.

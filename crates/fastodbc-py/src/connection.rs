@@ -29,6 +29,10 @@ pub struct ConnShared {
     pub cursors: Mutex<Vec<Weak<CursorShared>>>,
     pub settings: Mutex<Settings>,
     pub converters: Mutex<HashMap<i16, PyObject>>,
+    /// The open transaction holds changes (a statement without a result set ran since the last
+    /// commit or rollback). Drivers with `prepare_always` then execute prepared statements, so
+    /// a syntax error cannot take those changes with it.
+    pub txn_dirty: AtomicBool,
 }
 
 #[pyclass(subclass, frozen, weakref, module = "fastodbc._native")]
@@ -53,6 +57,10 @@ pub fn lock<'a, T>(py: Python<'_>, m: &'a Mutex<T>) -> MutexGuard<'a, T> {
 }
 
 impl Connection {
+    pub fn in_manual_commit(&self) -> bool {
+        !self.autocommit.load(Ordering::Acquire)
+    }
+
     pub fn timeout_value(&self) -> u32 {
         self.timeout.load(Ordering::Acquire)
     }
@@ -165,6 +173,7 @@ impl Connection {
                 cursors: Mutex::new(Vec::new()),
                 settings: Mutex::new(settings),
                 converters: Mutex::new(HashMap::new()),
+                txn_dirty: AtomicBool::new(false),
             }),
             autocommit: AtomicBool::new(autocommit),
             timeout: AtomicU32::new(0),
@@ -173,12 +182,16 @@ impl Connection {
 
     /// Commits the current transaction.
     fn commit(&self, py: Python<'_>) -> PyResult<()> {
-        self.with_conn(py, |c| c.end_transaction(true))
+        self.with_conn(py, |c| c.end_transaction(true))?;
+        self.shared.txn_dirty.store(false, Ordering::Release);
+        Ok(())
     }
 
     /// Rolls back the current transaction.
     fn rollback(&self, py: Python<'_>) -> PyResult<()> {
-        self.with_conn(py, |c| c.end_transaction(false))
+        self.with_conn(py, |c| c.end_transaction(false))?;
+        self.shared.txn_dirty.store(false, Ordering::Release);
+        Ok(())
     }
 
     /// Closes every cursor of the connection, rolls back any open transaction and disconnects.
@@ -212,6 +225,7 @@ impl Connection {
     fn set_autocommit(&self, py: Python<'_>, value: bool) -> PyResult<()> {
         self.with_conn(py, |c| c.set_autocommit(value))?;
         self.autocommit.store(value, Ordering::Release);
+        self.shared.txn_dirty.store(false, Ordering::Release);
         Ok(())
     }
 

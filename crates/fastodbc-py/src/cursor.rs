@@ -267,10 +267,13 @@ impl Cursor {
             text: settings.encoding,
             timestamp_as_text: stmt.traits().timestamp_as_text,
         };
-        // Direct execution, unless the driver needs a prepared statement to keep the
-        // transaction on a syntax error (`DriverTraits::prepare_always`). SQLite's driver only
-        // keeps a re-readable (static) cursor for direct execution.
-        let prepare = stmt.traits().prepare_always;
+        // Direct execution (one round trip), unless the transaction holds changes and the
+        // driver would lose them to a syntax error in a direct statement
+        // (`DriverTraits::prepare_always`, psqlODBC).
+        let conn = self.conn();
+        let manual = conn.in_manual_commit();
+        let prepare =
+            stmt.traits().prepare_always && manual && conn.shared.txn_dirty.load(Ordering::Acquire);
         let r = py.allow_threads(|| {
             stmt.reset();
             if !values.is_empty() {
@@ -285,7 +288,11 @@ impl Cursor {
         });
         st.messages = message_tuples(&stmt.messages);
         r.py(py)?;
-        self.open_result(py, st, &settings, false)
+        self.open_result(py, st, &settings, false)?;
+        if manual && st.result.is_none() {
+            conn.shared.txn_dirty.store(true, Ordering::Release);
+        }
+        Ok(())
     }
 
     fn executemany_impl(&self, py: Python<'_>, sql: &str, seq: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -442,6 +449,9 @@ impl Cursor {
                     any_count = true;
                 }
             }
+        }
+        if self.conn().in_manual_commit() {
+            self.conn().shared.txn_dirty.store(true, Ordering::Release);
         }
         st.messages = messages;
         st.rowcount = if any_count && !unknown_count {
