@@ -123,7 +123,10 @@ pub fn utf16_write_ucs4(units: &[u16], out: &mut [u32]) {
 /// Shape of UTF-8 text. Invalid UTF-8 (including encoded surrogates) is an error, as in
 /// CPython's strict decoder.
 pub fn utf8_shape(bytes: &[u8]) -> Result<TextShape, InvalidText> {
-    let max = bytes.iter().fold(0u8, |acc, &b| acc.max(b));
+    // One fused pass (vectorised): the widest byte and the number of continuation bytes.
+    let (max, continuation) = bytes.iter().fold((0u8, 0usize), |(m, c), &b| {
+        (m.max(b), c + ((b & 0xC0) == 0x80) as usize)
+    });
     if max < 0x80 {
         return Ok(TextShape {
             kind: TextKind::Ascii,
@@ -144,21 +147,23 @@ pub fn utf8_shape(bytes: &[u8]) -> Result<TextShape, InvalidText> {
     } else {
         TextKind::Ucs4
     };
-    let continuation = bytes.iter().filter(|&&b| (b & 0xC0) == 0x80).count();
     Ok(TextShape {
         kind,
         chars: bytes.len() - continuation,
     })
 }
 
-/// Writes validated UTF-8 as one byte per character (ASCII is a plain copy).
+/// Writes validated UTF-8 as one byte per character. The ASCII prefix is one copy; only the
+/// rest is decoded byte by byte.
 pub fn utf8_write_ucs1(bytes: &[u8], kind: TextKind, out: &mut [u8]) {
-    if kind == TextKind::Ascii {
-        out[..bytes.len()].copy_from_slice(bytes);
-        return;
-    }
-    let mut o = 0usize;
-    let mut i = 0usize;
+    let prefix = if kind == TextKind::Ascii {
+        bytes.len()
+    } else {
+        ascii_prefix(bytes)
+    };
+    out[..prefix].copy_from_slice(&bytes[..prefix]);
+    let mut o = prefix;
+    let mut i = prefix;
     while i < bytes.len() {
         let b = bytes[i];
         if b < 0x80 {
@@ -173,14 +178,62 @@ pub fn utf8_write_ucs1(bytes: &[u8], kind: TextKind, out: &mut [u8]) {
     }
 }
 
-/// Writes validated UTF-8 as UCS-2 or UCS-4 code points.
-pub fn utf8_write_wide<T: From<u16> + TryFrom<u32>>(s: &str, out: &mut [T]) {
-    for (o, c) in out.iter_mut().zip(s.chars()) {
-        let v = c as u32;
-        if let Ok(x) = T::try_from(v) {
-            *o = x;
-        }
+/// Writes validated UTF-8 as UCS-2 or UCS-4 code points: the ASCII prefix is widened in a
+/// loop the compiler vectorises, the rest decoded character by character.
+pub fn utf8_write_wide<T: Copy + From<u8> + TryFrom<u32>>(s: &str, out: &mut [T]) {
+    let bytes = s.as_bytes();
+    let prefix = ascii_prefix(bytes);
+    for (o, &b) in out.iter_mut().zip(&bytes[..prefix]) {
+        *o = T::from(b);
     }
+    // Validated input: each lead byte says how many continuation bytes follow.
+    let mut i = prefix;
+    let mut o = prefix;
+    while i < bytes.len() && o < out.len() {
+        let b = bytes[i] as u32;
+        let (c, n) = if b < 0x80 {
+            (b, 1)
+        } else if b < 0xE0 {
+            (((b & 0x1F) << 6) | (bytes[i + 1] as u32 & 0x3F), 2)
+        } else if b < 0xF0 {
+            (
+                ((b & 0x0F) << 12)
+                    | ((bytes[i + 1] as u32 & 0x3F) << 6)
+                    | (bytes[i + 2] as u32 & 0x3F),
+                3,
+            )
+        } else {
+            (
+                ((b & 0x07) << 18)
+                    | ((bytes[i + 1] as u32 & 0x3F) << 12)
+                    | ((bytes[i + 2] as u32 & 0x3F) << 6)
+                    | (bytes[i + 3] as u32 & 0x3F),
+                4,
+            )
+        };
+        if let Ok(x) = T::try_from(c) {
+            out[o] = x;
+        }
+        i += n;
+        o += 1;
+    }
+}
+
+/// Length of the leading run of ASCII bytes, eight bytes at a time.
+fn ascii_prefix(bytes: &[u8]) -> usize {
+    let mut i = 0;
+    while i + 8 <= bytes.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&bytes[i..i + 8]);
+        if u64::from_ne_bytes(word) & 0x8080_8080_8080_8080 != 0 {
+            break;
+        }
+        i += 8;
+    }
+    while i < bytes.len() && bytes[i] < 0x80 {
+        i += 1;
+    }
+    i
 }
 
 /// Encodes a Rust string as UTF-16 for the W functions (no terminator).
