@@ -123,10 +123,19 @@ pub fn utf16_write_ucs4(units: &[u16], out: &mut [u32]) {
 /// Shape of UTF-8 text. Invalid UTF-8 (including encoded surrogates) is an error, as in
 /// CPython's strict decoder.
 pub fn utf8_shape(bytes: &[u8]) -> Result<TextShape, InvalidText> {
-    // One fused pass (vectorised): the widest byte and the number of continuation bytes.
-    let (max, continuation) = bytes.iter().fold((0u8, 0usize), |(m, c), &b| {
-        (m.max(b), c + ((b & 0xC0) == 0x80) as usize)
-    });
+    // One fused pass: the widest byte and the number of continuation bytes (10xxxxxx, i.e.
+    // below -64 as i8). Byte-wide accumulators per 64-byte chunk keep the loop in SIMD lanes.
+    let mut max = 0u8;
+    let mut continuation = 0usize;
+    for chunk in bytes.chunks(64) {
+        let (mut m, mut c) = (0u8, 0u8);
+        for &b in chunk {
+            m = m.max(b);
+            c += ((b as i8) < -64) as u8;
+        }
+        max = max.max(m);
+        continuation += c as usize;
+    }
     if max < 0x80 {
         return Ok(TextShape {
             kind: TextKind::Ascii,
