@@ -237,29 +237,6 @@ impl Connection {
         .map(|_| ())
     }
 
-    pub fn get_attr_int(&self, attr: i32) -> Result<u64> {
-        let mut value: u64 = 0;
-        let mut len = 0i32;
-        // SAFETY: the driver writes at most a SQLULEN into `value`.
-        let ret = unsafe {
-            ffi::SQLGetConnectAttrW(
-                self.hdbc,
-                attr,
-                &mut value as *mut u64 as *mut _,
-                8,
-                &mut len,
-            )
-        };
-        check(
-            ret,
-            ffi::SQL_HANDLE_DBC,
-            self.hdbc,
-            "SQLGetConnectAttr",
-            None,
-        )?;
-        Ok(value)
-    }
-
     pub fn set_autocommit(&self, on: bool) -> Result<()> {
         self.set_attr_int(
             ffi::SQL_ATTR_AUTOCOMMIT,
@@ -269,10 +246,6 @@ impl Connection {
                 ffi::SQL_AUTOCOMMIT_OFF
             },
         )
-    }
-
-    pub fn set_connection_timeout(&self, seconds: u32) -> Result<()> {
-        self.set_attr_int(ffi::SQL_ATTR_CONNECTION_TIMEOUT, seconds as usize)
     }
 
     pub fn end_transaction(&self, commit: bool) -> Result<()> {

@@ -269,25 +269,17 @@ impl Statement {
     }
 
     fn after_execute(&mut self, r: Result<bool>) -> Result<bool> {
-        let r = match r {
-            Err(e) => Err(self.param_error(e)),
-            ok => ok,
-        };
         if let Some(p) = &self.params {
             if p.rows > 1 && r.is_ok() {
                 // Some drivers report per-row failures only in the status array.
                 if let Some(row) = p.status.iter().position(|&s| s == 5 /* SQL_PARAM_ERROR */) {
-                    return Err(Error::Programming(format!(
-                        "row {row} of the parameter array failed without diagnostics"
+                    return Err(Error::Data(format!(
+                        "row {row} of the parameter array failed; the driver gave no diagnostics"
                     )));
                 }
             }
         }
         r
-    }
-
-    fn param_error(&self, e: Error) -> Error {
-        e
     }
 
     /// Runs a catalog function (`SQLTables`, `SQLColumns`, `SQLPrimaryKeys`).
