@@ -1,7 +1,7 @@
 """End-to-end benchmark of fastodbc against its peers: ``make bench`` / ``make bench-quick``.
 
     python bench/run.py --scale full|quick [--reps N] [--backend sqlite|postgresql]...
-                        [--only SUBSTRING]... [--no-codec] [--no-instructions] [--no-md]
+                        [--only SUBSTRING]... [--no-codec] [--no-instructions] [--md auto|yes|no]
 
 For every backend x dataset x operation ("case") the peers run interleaved, repetition by
 repetition (rep 1: every peer once, rep 2: every peer again, ...; the order rotates by one peer
@@ -13,8 +13,9 @@ PostgreSQL: the benchmark's own persistent cluster (bench/pg.sh), started and st
 FASTODBC_BENCH_PG / FASTODBC_BENCH_PG_DSN already point at a server. Datasets are generated and
 loaded once (bench/datasets.py) and reused while their row counts and generator version match.
 
-Results: bench/results/<UTC timestamp>-<scale>.json and .md, copied to latest.json / latest.md,
-and the generated section of BENCHMARKS.md (bench/report.py renders all markdown).
+Results: bench/results/<UTC timestamp>-<scale>.json and .md, copied to latest.json / latest.md;
+a complete full-scale run also rewrites the generated section of BENCHMARKS.md (bench/report.py
+renders all markdown; `python bench/report.py FILE.json --benchmarks-md` redoes it from any run).
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ CONFIG: dict[str, dict[str, Any]] = {
 BIG = ("int10", "varchar5", "unicode3", "mixed", "blob1")
 TEXT_DATASETS = ("varchar5", "unicode3", "mixed")
 UDF = "UseDeclareFetch=1;Fetch=10000"
+STEP = "StepAPI=1, autocommit"
 
 #: The native reference client of each backend.
 NATIVE = {"sqlite": "sqlite3", "postgresql": "psycopg"}
@@ -170,6 +172,17 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
             # psqlODBC buffers the whole result unless UseDeclareFetch=1 (server-side cursor).
             for key in ("mixed_mid", "mixed"):
                 case("fetchmany", key, peers("fastodbc", "pyodbc"), variant=UDF, cs=f"{base['cs']};{UDF}")
+        else:
+            # sqliteodbc buffers the whole result too, unless StepAPI=1 on an autocommit connection.
+            for key in ("mixed_mid", "mixed"):
+                case(
+                    "fetchmany",
+                    key,
+                    peers("fastodbc", "pyodbc"),
+                    variant=STEP,
+                    cs=f"{base['cs']}StepAPI=1;",
+                    autocommit=True,
+                )
         ins = ["fastodbc", "pyodbc-fem", "pyodbc", "arrow-odbc", native] + (
             ["psycopg-copy"] if backend == "postgresql" else []
         )
@@ -379,7 +392,12 @@ def main() -> int:
     ap.add_argument("--no-floor", action="store_true", help="skip the odbc-floor runs")
     ap.add_argument("--no-codec", action="store_true", help="skip the Python codec micro-benchmark")
     ap.add_argument("--no-instructions", action="store_true", help="skip the callgrind instruction counts")
-    ap.add_argument("--no-md", action="store_true", help="do not rewrite BENCHMARKS.md")
+    ap.add_argument(
+        "--md",
+        choices=["auto", "yes", "no"],
+        default="auto",
+        help="rewrite the generated section of BENCHMARKS.md (auto: full-scale runs only)",
+    )
     ap.add_argument("--tag", default="", help="suffix for the result file names")
     args = ap.parse_args()
     backends = args.backend or ["sqlite", "postgresql"]
@@ -451,15 +469,18 @@ def write_results(results: dict, args: argparse.Namespace) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     name = f"{stamp}-{args.scale}{'-' + args.tag if args.tag else ''}"
+    results["meta"]["results_file"] = f"bench/results/{name}.json"
     md = report.render(results)
     (RESULTS / f"{name}.json").write_text(json.dumps(results, indent=1, default=str) + "\n")
     (RESULTS / f"{name}.md").write_text(md)
     shutil.copyfile(RESULTS / f"{name}.json", RESULTS / "latest.json")
     shutil.copyfile(RESULTS / f"{name}.md", RESULTS / "latest.md")
     log(f"bench: results in bench/results/{name}.json / .md (and latest.*), {results['meta']['duration_s']} s")
-    if not args.no_md:
+    if args.md == "yes" or (args.md == "auto" and args.scale == "full" and not args.only and not args.backend):
         report.update_benchmarks_md(results)
         log("bench: BENCHMARKS.md updated")
+    else:
+        log("bench: BENCHMARKS.md keeps the last full run (this run: bench/results/latest.md)")
 
 
 if __name__ == "__main__":

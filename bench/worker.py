@@ -53,7 +53,8 @@ class DbapiPeer:
         self.backend = spec["backend"]
         if self.name in ("fastodbc", "pyodbc", "pyodbc-fem"):
             self.module = __import__("fastodbc" if self.name == "fastodbc" else "pyodbc")
-            self.connect = lambda: self.module.connect(spec["cs"])
+            autocommit = bool(spec.get("autocommit"))
+            self.connect = lambda: self.module.connect(spec["cs"], autocommit=autocommit)
         elif self.name == "sqlite3":
             import sqlite3
             from decimal import Decimal

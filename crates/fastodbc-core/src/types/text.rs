@@ -122,26 +122,21 @@ pub fn utf16_write_ucs4(units: &[u16], out: &mut [u32]) {
 
 /// Shape of UTF-8 text. Invalid UTF-8 (including encoded surrogates) is an error, as in
 /// CPython's strict decoder.
+#[inline]
 pub fn utf8_shape(bytes: &[u8]) -> Result<TextShape, InvalidText> {
-    // One fused pass: the widest byte and the number of continuation bytes (10xxxxxx, i.e.
-    // below -64 as i8). Byte-wide accumulators per 64-byte chunk keep the loop in SIMD lanes.
-    let mut max = 0u8;
-    let mut continuation = 0usize;
-    for chunk in bytes.chunks(64) {
-        let (mut m, mut c) = (0u8, 0u8);
-        for &b in chunk {
-            m = m.max(b);
-            c += ((b as i8) < -64) as u8;
-        }
-        max = max.max(m);
-        continuation += c as usize;
-    }
+    // The widest byte first (a plain vectorised max): ASCII, the common case, stops here.
+    let max = bytes.iter().fold(0u8, |m, &b| m.max(b));
     if max < 0x80 {
         return Ok(TextShape {
             kind: TextKind::Ascii,
             chars: bytes.len(),
         });
     }
+    utf8_shape_non_ascii(bytes, max)
+}
+
+/// The rest of `utf8_shape`, out of line so the ASCII path stays small enough to inline.
+fn utf8_shape_non_ascii(bytes: &[u8], max: u8) -> Result<TextShape, InvalidText> {
     if let Err(e) = std::str::from_utf8(bytes) {
         return Err(InvalidText {
             offset: e.valid_up_to(),
@@ -156,6 +151,13 @@ pub fn utf8_shape(bytes: &[u8]) -> Result<TextShape, InvalidText> {
     } else {
         TextKind::Ucs4
     };
+    // Continuation bytes (10xxxxxx, below -64 as i8), counted with byte-wide accumulators
+    // per 64-byte chunk so the loop stays in SIMD lanes.
+    let mut continuation = 0usize;
+    for chunk in bytes.chunks(64) {
+        let c = chunk.iter().fold(0u8, |c, &b| c + ((b as i8) < -64) as u8);
+        continuation += c as usize;
+    }
     Ok(TextShape {
         kind,
         chars: bytes.len() - continuation,
@@ -164,12 +166,18 @@ pub fn utf8_shape(bytes: &[u8]) -> Result<TextShape, InvalidText> {
 
 /// Writes validated UTF-8 as one byte per character. The ASCII prefix is one copy; only the
 /// rest is decoded byte by byte.
+#[inline]
 pub fn utf8_write_ucs1(bytes: &[u8], kind: TextKind, out: &mut [u8]) {
-    let prefix = if kind == TextKind::Ascii {
-        bytes.len()
-    } else {
-        ascii_prefix(bytes)
-    };
+    if kind == TextKind::Ascii {
+        out[..bytes.len()].copy_from_slice(bytes);
+        return;
+    }
+    utf8_write_latin1(bytes, out)
+}
+
+/// Latin-1 text as one byte per character: the ASCII prefix is one copy, the rest decoded.
+fn utf8_write_latin1(bytes: &[u8], out: &mut [u8]) {
+    let prefix = ascii_prefix(bytes);
     out[..prefix].copy_from_slice(&bytes[..prefix]);
     let mut o = prefix;
     let mut i = prefix;
