@@ -179,18 +179,7 @@ impl Connection {
     }
 
     fn set_attr_int(&self, attr: i32, value: usize) -> Result<()> {
-        // SAFETY: integer attributes are passed by value.
-        let ret = unsafe {
-            ffi::SQLSetConnectAttrW(self.hdbc, attr, value as *mut _, ffi::SQL_IS_UINTEGER)
-        };
-        check(
-            ret,
-            ffi::SQL_HANDLE_DBC,
-            self.hdbc,
-            "SQLSetConnectAttr",
-            None,
-        )
-        .map(|_| ())
+        self.set_attr(attr, &AttrValue::Int(value as i64))
     }
 
     /// Sets any connection attribute (integers by value, text as UTF-16, bytes as a buffer).
