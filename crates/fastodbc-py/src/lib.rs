@@ -10,9 +10,7 @@ mod params;
 mod row;
 mod text;
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
 
 use errors::IntoPyResult;
 
@@ -32,30 +30,6 @@ fn data_sources(py: Python<'_>) -> PyResult<Vec<(String, String)>> {
         .py(py)
 }
 
-/// The UTF-16 decoder the fetch path uses, for tests and benchmarks.
-#[pyfunction]
-fn decode_utf16le<'py>(py: Python<'py>, data: &Bound<'py, PyBytes>) -> PyResult<Bound<'py, PyAny>> {
-    match text::str_from_utf16_bytes(py, data.as_bytes()) {
-        Ok(s) => s,
-        Err(e) => Err(PyValueError::new_err(format!(
-            "invalid UTF-16 at byte {}",
-            e.offset
-        ))),
-    }
-}
-
-/// The UTF-8 decoder the fetch path uses, for tests and benchmarks.
-#[pyfunction]
-fn decode_utf8<'py>(py: Python<'py>, data: &Bound<'py, PyBytes>) -> PyResult<Bound<'py, PyAny>> {
-    match text::str_from_utf8(py, data.as_bytes()) {
-        Ok(s) => s,
-        Err(e) => Err(PyValueError::new_err(format!(
-            "invalid UTF-8 at byte {}",
-            e.offset
-        ))),
-    }
-}
-
 /// The exception class pyodbc's SQLSTATE table gives for `sqlstate`.
 #[pyfunction]
 fn exception_class_for_sqlstate(sqlstate: &str) -> &'static str {
@@ -69,8 +43,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<row::Row>()?;
     m.add_function(wrap_pyfunction!(drivers, m)?)?;
     m.add_function(wrap_pyfunction!(data_sources, m)?)?;
-    m.add_function(wrap_pyfunction!(decode_utf16le, m)?)?;
-    m.add_function(wrap_pyfunction!(decode_utf8, m)?)?;
+    text::add_decoder_functions(m)?;
     m.add_function(wrap_pyfunction!(exception_class_for_sqlstate, m)?)?;
     Ok(())
 }
