@@ -322,3 +322,157 @@ def test_fixed_size_type_param_arrays(backend, cursor, table, fast, kind):
     cursor.executemany(f"INSERT INTO {t} VALUES (?, ?)", rows)
     got = [tuple(r) for r in cursor.execute(f"SELECT id, v FROM {t} ORDER BY id")]
     assert got == rows
+
+
+# --------------------------------------------------------------------------- bulk INSERT
+# A single-row INSERT ... VALUES run by executemany is sent in blocks: on PostgreSQL as one
+# array parameter per column (INSERT ... SELECT * FROM unnest(...)), elsewhere as parameter
+# arrays. Whatever the path, the stored values must be those the row-by-row path stores.
+
+BULK_ROWS = 150  # above the size at which the array path is taken
+
+
+def _tricky_text(i: int) -> str | None:
+    samples = ['a"b', "back\\slash", "{braces}", "a,b", "NULL", "", " padded ", "Добрый😀", "'q'"]
+    return None if i % 10 == 9 else samples[i % len(samples)] + str(i)
+
+
+def _tricky_floats(backend) -> list[float]:
+    out = [0.1, -1e300, 5e-324, 1.7976931348623157e308, 123456789.125]
+    if backend.supports_nan:
+        out += [float("inf"), float("-inf")]
+    if backend.keeps_negative_zero:
+        out.append(-0.0)
+    return out
+
+
+@pytest.mark.fastodbc_only(reason="pyodbc's fast_executemany segfaults on sqliteodbc and fails on bytea")
+def test_bulk_insert_stores_what_execute_stores(backend, cnxn, table):
+    ddl = backend.ddl
+    cols = (
+        f"id {ddl('int')}, s {ddl('varchar(255)')}, f {ddl('float')}, n {ddl('numeric(18,4)')}, "
+        f"b {ddl('bytes')}, d {ddl('date')}, ts {ddl('timestamp')}, tm {ddl('time')}, "
+        f"flag {ddl('bool')}, i {ddl('bigint')}"
+    )
+    t_bulk = table(cols, suffix="_b")
+    t_rows = table(cols, suffix="_r")
+    floats = _tricky_floats(backend)
+    data = [
+        (
+            k,
+            _tricky_text(k),
+            None if k % 7 == 6 else floats[k % len(floats)],
+            None if k % 5 == 4 else Decimal("-12345678901234.5678") / (k + 1) if k % 2 else Decimal(k) / 8,
+            None if k % 6 == 5 else bytes([0, 0x5C, 0x22, 0x2C, 0x7B, k % 256]) * (k % 4),
+            backend.min_date if k == 1 else backend.max_date if k == 2 else datetime.date(2024, 2, 29),
+            datetime.datetime(1999, 12, 31, 23, 59, 59, k * 997 % 1_000_000),
+            datetime.time(k % 24, 59, 58, 123456 if k % 2 else 0),
+            None if k % 9 == 8 else k % 3 == 0,
+            -(2**63) if k == 3 else 2**63 - 1 if k == 4 else k * 2**40,
+        )
+        for k in range(BULK_ROWS)
+    ]
+    sql = "INSERT INTO {} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    bulk = cnxn.cursor()
+    bulk.fast_executemany = True
+    bulk.executemany(sql.format(t_bulk), data)
+    assert bulk.rowcount in (-1, BULK_ROWS)
+    rowwise = cnxn.cursor()
+    for row in data:
+        rowwise.execute(sql.format(t_rows), row)
+    got = rows_of(bulk, f"SELECT * FROM {t_bulk} ORDER BY id")
+    want = rows_of(rowwise, f"SELECT * FROM {t_rows} ORDER BY id")
+    assert len(got) == BULK_ROWS
+    assert got == want
+    assert [r[1] for r in got] == [_tricky_text(k) for k in range(BULK_ROWS)]
+
+
+@pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
+def test_bulk_insert_column_list_names_and_defaults(backend, cnxn, table):
+    ddl = backend.ddl
+    t = table(f"id {ddl('int')}, \"Mixed Case\" {ddl('varchar(50)')}, note {ddl('varchar(50)')} DEFAULT 'dflt'")
+    schema = "main" if backend.name == "sqlite" else "public"
+    cur = cnxn.cursor()
+    data = [(f"v{k}", k) for k in range(BULK_ROWS)]
+    cur.executemany(f'INSERT INTO {schema}.{t} ("Mixed Case", ID) VALUES (?, ?)', iter(data))
+    got = rows_of(cur, f'SELECT id, "Mixed Case", note FROM {t} ORDER BY id')
+    assert got == [(k, f"v{k}", "dflt") for k in range(BULK_ROWS)]
+
+
+@pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
+def test_bulk_insert_never_truncates(db, backend, cnxn, table):
+    if backend.name == "sqlite":
+        pytest.skip("sqlite does not enforce VARCHAR lengths")
+    t = table(f"id {backend.ddl('int')}, s VARCHAR(5)")
+    cur = cnxn.cursor()
+    data = [(k, "12345") for k in range(BULK_ROWS)]
+    data[100] = (100, "123456")
+    with pytest.raises(db.DataError) as info:
+        cur.executemany(f"INSERT INTO {t} VALUES (?, ?)", data)
+    assert info.value.sqlstate == "22001"
+    cnxn.rollback()
+    cur.executemany(f"INSERT INTO {t} VALUES (?, ?)", data[:100])
+    assert cur.execute(f"SELECT COUNT(*), MAX(LENGTH(s)) FROM {t}").fetchone() == (100, 5)
+
+
+def _statement_log(cur, t: str) -> str:
+    """A statement-level trigger recording the text of every INSERT into ``t``."""
+    cur.execute(f"CREATE TABLE {t}_log (q text)")
+    cur.execute(
+        f"CREATE FUNCTION {t}_f() RETURNS trigger LANGUAGE plpgsql AS "
+        f"$$ BEGIN INSERT INTO {t}_log VALUES (current_query()); RETURN NULL; END $$"
+    )
+    cur.execute(f"CREATE TRIGGER {t}_tr AFTER INSERT ON {t} FOR EACH STATEMENT EXECUTE FUNCTION {t}_f()")
+    return f"{t}_log"
+
+
+@pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
+def test_bulk_insert_statements_on_postgresql(backend, cnxn, table):
+    if backend.name != "postgresql":
+        pytest.skip("the column-array INSERT is PostgreSQL's")
+    t = table(f"id {backend.ddl('int')}, s {backend.ddl('varchar(50)')}")
+    cur = cnxn.cursor()
+    log = _statement_log(cur, t)
+    try:
+        # 25,000 rows: three statements of at most 10,000 rows, each one INSERT ... unnest.
+        cur.executemany(f"INSERT INTO {t} VALUES (?, ?)", ((k, str(k)) for k in range(25_000)))
+        assert cur.rowcount == 25_000
+        queries = [r[0] for r in cur.execute(f"SELECT q FROM {log}")]
+        assert len(queries) == 3
+        assert all("unnest(" in q for q in queries)
+        cur.execute(f"DELETE FROM {log}")
+        # A handful of rows: one multi-row VALUES statement, no catalog look-up first.
+        cur.executemany(f"INSERT INTO {t} VALUES (?, ?)", [(k, "x") for k in range(10)])
+        queries = [r[0] for r in cur.execute(f"SELECT q FROM {log}")]
+        assert len(queries) == 1 and "unnest" not in queries[0]
+        assert cur.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] == 25_010
+    finally:
+        cnxn.rollback()
+        cur.execute(f"DROP TABLE IF EXISTS {log}")
+        cur.execute(f"DROP TRIGGER IF EXISTS {t}_tr ON {t}")
+        cur.execute(f"DROP FUNCTION IF EXISTS {t}_f()")
+        cnxn.commit()
+
+
+@pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
+def test_bulk_insert_postgresql_type_input(backend, cnxn, table):
+    # Values reach each column's own input function: a delimiter other than ',' (box), a bare
+    # `bit` type name that must not become bit(1), char padding, numeric rounding, json text.
+    if backend.name != "postgresql":
+        pytest.skip("PostgreSQL types")
+    cols = "id int, bx box, bits bit(8), c char(3), n numeric(6,2), j json, u uuid, tags text[]"
+    t_bulk = table(cols, suffix="_b")
+    t_rows = table(cols, suffix="_r")
+    data = [
+        (k, f"({k},{k + 1}),(0,0)", format(k, "08b"), "ab", Decimal(k) / 3, f'{{"k": "{k}\\"q"}}', None, None)
+        for k in range(BULK_ROWS)
+    ]
+    cur = cnxn.cursor()
+    sql = "INSERT INTO {} (id, bx, bits, c, n, j, u) VALUES (?, ?, ?, ?, ?, ?, ?)"
+    cur.executemany(sql.format(t_bulk), [r[:7] for r in data])
+    for row in data:
+        cur.execute(sql.format(t_rows), row[:7])
+    select = "SELECT id, bx::text, bits::text, c, n, j::text, u FROM {} ORDER BY id"
+    got = rows_of(cur, select.format(t_bulk))
+    assert got == rows_of(cur, select.format(t_rows))
+    assert got[5][1:5] == ("(5,6),(0,0)", "00000101", "ab ", Decimal("1.67"))

@@ -2,6 +2,7 @@
 //! parameter arrays. No Python here: `fastodbc-py` turns blocks into Python objects, and an
 //! Arrow consumer can read the same blocks.
 
+pub mod array_insert;
 pub mod block;
 pub mod connection;
 pub mod diagnostics;

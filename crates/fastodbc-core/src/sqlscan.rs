@@ -50,6 +50,103 @@ pub struct InsertValues {
     head: String,
     group: String,
     pub markers: usize,
+    /// The table and column list, when they are plain names (no alias, no expression).
+    pub target: Option<InsertTarget>,
+}
+
+/// `INSERT INTO <table> [(<column>, ...)]`: the names exactly as written (quotes kept), so
+/// they can be put back into SQL and resolved by the server the same way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InsertTarget {
+    pub table: String,
+    pub columns: Option<Vec<String>>,
+}
+
+impl InsertTarget {
+    /// Parses the part of an INSERT before `VALUES`.
+    fn parse(head: &str) -> Option<InsertTarget> {
+        let rest = strip_keyword(head.trim_start(), "insert")?;
+        let rest = strip_keyword(rest.trim_start(), "into")?.trim_start();
+        let (table, rest) = qualified_name(rest)?;
+        let rest = rest.trim_start();
+        if rest.is_empty() {
+            return Some(InsertTarget {
+                table: table.to_string(),
+                columns: None,
+            });
+        }
+        let inner = rest.strip_prefix('(')?.trim_end().strip_suffix(')')?;
+        let mut columns = Vec::new();
+        let mut rest = inner;
+        loop {
+            let (name, after) = identifier(rest.trim_start())?;
+            columns.push(name.to_string());
+            let after = after.trim_start();
+            if after.is_empty() {
+                break;
+            }
+            rest = after.strip_prefix(',')?;
+        }
+        Some(InsertTarget {
+            table: table.to_string(),
+            columns: Some(columns),
+        })
+    }
+}
+
+/// How PostgreSQL names an identifier as written: unquoted ones fold to lower case (ASCII
+/// letters only, as the server does in UTF-8), quoted ones keep their case with `""` undoubled.
+pub fn pg_identifier_name(written: &str) -> String {
+    match written.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+        Some(inner) => inner.replace("\"\"", "\""),
+        None => written.to_ascii_lowercase(),
+    }
+}
+
+fn strip_keyword<'a>(s: &'a str, word: &str) -> Option<&'a str> {
+    let head = s.get(..word.len())?;
+    let rest = &s[word.len()..];
+    (head.eq_ignore_ascii_case(word) && !rest.bytes().next().is_some_and(is_word)).then_some(rest)
+}
+
+/// One identifier at the start of `s` (quoted, or unquoted: letters, digits, `_`, `$`, non-ASCII),
+/// and what follows it.
+fn identifier(s: &str) -> Option<(&str, &str)> {
+    let b = s.as_bytes();
+    let end = if b.first() == Some(&b'"') {
+        let mut i = 1;
+        loop {
+            match b.get(i)? {
+                b'"' if b.get(i + 1) == Some(&b'"') => i += 2,
+                b'"' => break i + 1,
+                _ => i += 1,
+            }
+        }
+    } else {
+        let n = b
+            .iter()
+            .take_while(|&&c| is_word(c) || c == b'$' || c >= 0x80)
+            .count();
+        if n == 0 || b[0].is_ascii_digit() || b[0] == b'$' {
+            return None;
+        }
+        n
+    };
+    Some((&s[..end], &s[end..]))
+}
+
+/// `name` or `schema.name` (or `catalog.schema.name`), without spaces around the dots.
+fn qualified_name(s: &str) -> Option<(&str, &str)> {
+    let mut end = 0;
+    loop {
+        let (_, rest) = identifier(&s[end..])?;
+        end = s.len() - rest.len();
+        if rest.starts_with('.') {
+            end += 1;
+        } else {
+            return Some((&s[..end], rest));
+        }
+    }
 }
 
 impl InsertValues {
@@ -79,6 +176,7 @@ impl InsertValues {
             head: sql[..values + 6].to_string(),
             group: format!("({})", vec!["?"; markers].join(", ")),
             markers,
+            target: InsertTarget::parse(&sql[..values]),
         })
     }
 
@@ -146,7 +244,37 @@ fn is_word(c: u8) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{count_markers, InsertValues};
+    use super::{count_markers, pg_identifier_name, InsertTarget, InsertValues};
+
+    #[test]
+    fn reads_the_insert_target() {
+        let target = |sql: &str| InsertValues::parse(sql).and_then(|s| s.target);
+        assert_eq!(
+            target("insert into s.\"My \"\"T\"\"\" ( a , \"B c\",d$1) values (?,?,?)"),
+            Some(InsertTarget {
+                table: "s.\"My \"\"T\"\"\"".into(),
+                columns: Some(vec!["a".into(), "\"B c\"".into(), "d$1".into()]),
+            })
+        );
+        assert_eq!(
+            target("INSERT INTO t VALUES (?)"),
+            Some(InsertTarget {
+                table: "t".into(),
+                columns: None
+            })
+        );
+        for sql in [
+            "INSERT INTO t AS x (a) VALUES (?)",
+            "INSERT INTO t (a + 1) VALUES (?)",
+            "INSERT INTO t (a,) VALUES (?)",
+            "INSERT INTO t . u (a) VALUES (?)",
+            "INSERT t (a) VALUES (?)",
+        ] {
+            assert_eq!(target(sql), None, "{sql}");
+        }
+        assert_eq!(pg_identifier_name("MyCol"), "mycol");
+        assert_eq!(pg_identifier_name("\"My\"\"Col\""), "My\"Col");
+    }
 
     #[test]
     fn recognises_single_row_inserts_only() {

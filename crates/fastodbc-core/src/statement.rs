@@ -625,6 +625,34 @@ impl Statement {
         Ok(n)
     }
 
+    /// Every remaining row of the current result as text, one `SQLGetData` per value: for small
+    /// internal queries (catalog look-ups), where describing and binding would cost more.
+    pub fn text_rows(&mut self) -> Result<Vec<Vec<Option<String>>>> {
+        self.drop_result();
+        let n = self.num_result_cols()?;
+        self.set_attr_usize(ffi::SQL_ATTR_ROW_ARRAY_SIZE, 1)?;
+        let mut rows = Vec::new();
+        loop {
+            // SAFETY: valid handle; no columns are bound.
+            let ret = unsafe { ffi::SQLFetch(self.h) };
+            if !self.check(ret, "SQLFetch")? {
+                return Ok(rows);
+            }
+            let mut row = Vec::with_capacity(n);
+            for col in 0..n {
+                let value = get_data(self.h, col, ffi::SQL_C_WCHAR, &mut self.messages)?;
+                row.push(value.map(|b| {
+                    let units: Vec<u16> = b
+                        .chunks_exact(2)
+                        .map(|u| u16::from_ne_bytes([u[0], u[1]]))
+                        .collect();
+                    String::from_utf16_lossy(&units)
+                }));
+            }
+            rows.push(row);
+        }
+    }
+
     /// Moves to the next result set (`SQLMoreResults`). Returns false when there is none.
     pub fn more_results(&mut self) -> Result<bool> {
         self.drop_result();

@@ -5,6 +5,7 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
+use fastodbc_core::array_insert::{self, ArrayInsert};
 use fastodbc_core::params::{split_runs, NullType};
 use fastodbc_core::sqlscan::{count_markers, InsertValues};
 use fastodbc_core::types::text::to_utf16;
@@ -25,6 +26,10 @@ use crate::row::{ColumnMap, Row};
 const PARAM_CHUNK_ROWS: usize = 1000;
 /// Byte budget of one chunk of converted parameter rows.
 const PARAM_CHUNK_BYTES: usize = 16 * 1024 * 1024;
+/// Rows per statement of a column-array INSERT (`ArrayInsert`): its cost per statement is one
+/// round trip, so chunks are larger; `PARAM_CHUNK_BYTES` still bounds them. Extra memory is
+/// then the converted rows plus their array text, about twice the byte budget.
+const ARRAY_CHUNK_ROWS: usize = 10_000;
 
 /// What the current result set needs to turn block cells into rows.
 struct ResultView {
@@ -331,7 +336,26 @@ impl Cursor {
             Some(shape) => (0..shape.markers).map(|i| stmt.describe_param(i)).collect(),
             None => Vec::new(),
         };
-        let mut prepared_rows = 1usize;
+        let opts = BindOptions {
+            text: settings.encoding,
+            timestamp_as_text: traits.timestamp_as_text,
+        };
+        let few_rows = seq.len().is_ok_and(|n| n < array_insert::MIN_ROWS);
+        let target = rewrite
+            .as_ref()
+            .and_then(|shape| shape.target.as_ref().map(|t| (t, shape.markers)))
+            .filter(|_| !few_rows);
+        let arrays = target.and_then(|(target, markers)| {
+            py.allow_threads(|| plan_array_insert(stmt, target, markers, opts))
+        });
+        // After the catalog query the statement holds it or the array INSERT: the VALUES path
+        // then prepares its own text before its first chunk.
+        let mut prepared_rows = if target.is_some() { 0 } else { 1 };
+        let chunk_rows = if arrays.is_some() {
+            ARRAY_CHUNK_ROWS
+        } else {
+            PARAM_CHUNK_ROWS
+        };
         let mut total: i64 = 0;
         let mut any_count = false;
         let mut unknown_count = false;
@@ -363,17 +387,29 @@ impl Cursor {
                 }
                 row_index += 1;
                 rows.push(row);
-                if rows.len() >= PARAM_CHUNK_ROWS || bytes >= PARAM_CHUNK_BYTES {
+                if rows.len() >= chunk_rows || bytes >= PARAM_CHUNK_BYTES {
                     break;
                 }
             }
             if rows.is_empty() {
                 break;
             }
-            let opts = BindOptions {
-                text: settings.encoding,
-                timestamp_as_text: traits.timestamp_as_text,
-            };
+            if let Some(plan) = &arrays {
+                let r = py.allow_threads(|| {
+                    stmt.bind_params(ParamBatch::build(&[plan.params(&rows)], opts, &[])?)?;
+                    stmt.execute()?;
+                    let n = stmt.row_count().unwrap_or(-1);
+                    stmt.close_cursor();
+                    Ok::<_, fastodbc_core::Error>(n)
+                });
+                messages.extend(message_tuples(&stmt.messages));
+                let n = r.py(py)?;
+                if n >= 0 {
+                    total += n;
+                    any_count = true;
+                }
+                continue;
+            }
             if let Some(shape) = &rewrite {
                 let per_statement = shape.rows_per_statement(PARAM_CHUNK_ROWS);
                 for part in rows.chunks(per_statement) {
@@ -830,4 +866,29 @@ impl Cursor {
     fn closed(&self, py: Python<'_>) -> bool {
         lock(py, &self.shared.state).closed || self.conn().shared.closed.load(Ordering::Acquire)
     }
+}
+
+/// Looks up the INSERT's column types and prepares its column-array form (`ArrayInsert`).
+/// `None` (the VALUES path then) when the server can't answer the catalog query or a column
+/// doesn't fit; the statement is left holding either the catalog query or the array INSERT.
+fn plan_array_insert(
+    stmt: &mut Statement,
+    target: &fastodbc_core::sqlscan::InsertTarget,
+    markers: usize,
+    opts: BindOptions,
+) -> Option<ArrayInsert> {
+    let table = vec![ParamValue::Text(target.table.clone())];
+    let catalog = (|| {
+        stmt.reset();
+        stmt.prepare(&to_utf16(array_insert::CATALOG_SQL))?;
+        stmt.bind_params(ParamBatch::build(&[table], opts, &[])?)?;
+        stmt.execute()?;
+        let rows = stmt.text_rows();
+        stmt.close_cursor();
+        rows
+    })();
+    let plan = ArrayInsert::plan(target, &catalog.ok()?, markers)?;
+    stmt.reset();
+    stmt.prepare(&to_utf16(&plan.sql)).ok()?;
+    Some(plan)
 }
