@@ -72,6 +72,9 @@ pub struct DriverTraits {
     /// Parameter arrays cost one round trip per row: executemany of a single-row INSERT is
     /// rewritten to multi-row VALUES statements instead (psqlODBC).
     pub rewrite_batched_inserts: bool,
+    /// The server is PostgreSQL: executemany of a single-row INSERT goes as column arrays
+    /// (`array_insert`), and the multi-row VALUES rewrite is its fallback.
+    pub column_array_inserts: bool,
     /// Run statements with SQLPrepare + SQLExecute, never SQLExecDirect: psqlODBC sends a
     /// direct statement and its savepoint as one simple-protocol query, so a syntax error there
     /// silently rolls back the whole transaction.
@@ -124,6 +127,7 @@ impl Connection {
                 array_row_count: true,
                 prepare_always: false,
                 rewrite_batched_inserts: false,
+                column_array_inserts: false,
                 getdata_in_block: false,
                 getdata_bound: false,
             },
@@ -353,6 +357,7 @@ fn driver_traits(driver_name: &str, getdata_extensions: u32) -> DriverTraits {
         array_row_count: !name.starts_with("psqlodbc"),
         prepare_always: name.starts_with("psqlodbc"),
         rewrite_batched_inserts: name.starts_with("psqlodbc"),
+        column_array_inserts: name.starts_with("psqlodbc"),
         getdata_bound: getdata_extensions & ffi::SQL_GD_BOUND != 0,
         getdata_in_block: getdata_extensions & (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
             == (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND),

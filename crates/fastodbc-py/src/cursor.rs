@@ -344,7 +344,7 @@ impl Cursor {
         let target = rewrite
             .as_ref()
             .and_then(|shape| shape.target.as_ref().map(|t| (t, shape.markers)))
-            .filter(|_| !few_rows);
+            .filter(|_| !few_rows && traits.column_array_inserts);
         let arrays = target.and_then(|(target, markers)| {
             py.allow_threads(|| plan_array_insert(stmt, target, markers, opts))
         });
