@@ -72,10 +72,8 @@ pub struct RowBlock {
     pub streamed: Vec<Vec<Option<Vec<u8>>>>,
     /// Values recovered whole with `SQLGetData` after the driver truncated them in the block.
     pub overflow: Vec<Vec<u8>>,
-    /// Written by the driver through `SQL_ATTR_ROWS_FETCHED_PTR`; boxed so its address is stable.
-    pub rows_fetched: Box<ffi::ULen>,
-    /// The driver's rows-fetched counter when it fills `staging` one row at a time.
-    pub staged_fetched: Box<ffi::ULen>,
+    /// Rows of the block the last fetch filled.
+    pub rows: usize,
     pub capacity_rows: usize,
 }
 
@@ -97,8 +95,7 @@ impl RowBlock {
             },
             streamed: vec![Vec::new(); plan.columns.len() - plan.bound],
             overflow: Vec::new(),
-            rows_fetched: Box::new(0),
-            staged_fetched: Box::new(0),
+            rows: 0,
             capacity_rows: rows,
         }
     }
@@ -115,7 +112,7 @@ impl RowBlock {
     /// Rows in the block after the last fetch.
     #[inline]
     pub fn len(&self) -> usize {
-        (*self.rows_fetched).min(self.capacity_rows)
+        self.rows.min(self.capacity_rows)
     }
 
     pub fn is_empty(&self) -> bool {

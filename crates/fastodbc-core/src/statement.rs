@@ -39,6 +39,8 @@ pub struct ResultSet {
     pub exhausted: bool,
     /// Rows the driver fills per `SQLFetch` now: starts small and grows to the block's size.
     rowset: usize,
+    /// The block is allocated and bound (at the first fetch).
+    bound: bool,
 }
 
 /// Rows of the first `SQLFetch` of a result. Small results (a `SELECT 1`) then cost the driver
@@ -54,6 +56,14 @@ pub struct Statement {
     /// SQL_SUCCESS_WITH_INFO records of the last execute / fetch / next result.
     pub messages: Vec<DiagRecord>,
     bound_paramset: usize,
+    /// Parameters may be bound (so `reset` must unbind them before their buffers go).
+    params_bound: bool,
+    /// `SQL_ATTR_ROWS_FETCHED_PTR` target, set once per handle: boxed so it never moves.
+    fetched: Box<ffi::ULen>,
+    /// The `SQL_ATTR_ROW_ARRAY_SIZE` last set (1 is the ODBC default).
+    array_size: usize,
+    /// `SQL_ATTR_ROW_BIND_TYPE` is column-wise (set at the first bind).
+    bind_by_column: bool,
 }
 
 // SAFETY: see `StatementHandle`; all bound buffers are owned by the statement and move with it.
@@ -77,14 +87,21 @@ impl Statement {
             None,
         )?;
         let traits = conn.traits;
-        Ok(Statement {
+        let mut stmt = Statement {
             h,
             traits,
             params: None,
             result: None,
             messages: Vec::new(),
             bound_paramset: 1,
-        })
+            params_bound: false,
+            fetched: Box::new(0),
+            array_size: 1,
+            bind_by_column: false,
+        };
+        let fetched = &mut *stmt.fetched as *mut ffi::ULen as *mut _;
+        stmt.set_attr_ptr(ffi::SQL_ATTR_ROWS_FETCHED_PTR, fetched)?;
+        Ok(stmt)
     }
 
     pub fn handle(&self) -> StatementHandle {
@@ -111,8 +128,11 @@ impl Statement {
         // SAFETY: valid handle; these calls cannot fail in a way that matters here.
         unsafe {
             let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_CLOSE);
-            let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_RESET_PARAMS);
+            if self.params_bound {
+                let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_RESET_PARAMS);
+            }
         }
+        self.params_bound = false;
         if self.bound_paramset != 1 {
             // The array attributes outlive SQL_RESET_PARAMS: point them away from the batch
             // about to be freed, or the next execute writes into freed memory.
@@ -127,12 +147,11 @@ impl Statement {
 
     /// Forgets the current result set, unbinding its buffers before they are freed.
     fn drop_result(&mut self) {
-        if self.result.take().is_some() {
+        if self.result.take().is_some_and(|rs| rs.bound) {
             // SAFETY: valid handle; unbinding before the buffers (just taken) are dropped.
             unsafe {
                 let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_UNBIND);
             }
-            let _ = self.set_attr_ptr(ffi::SQL_ATTR_ROWS_FETCHED_PTR, null_mut());
         }
     }
 
@@ -212,6 +231,7 @@ impl Statement {
         unsafe {
             let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_RESET_PARAMS);
         }
+        self.params_bound = true;
         if batch.rows != self.bound_paramset {
             self.set_attr_usize(ffi::SQL_ATTR_PARAM_BIND_TYPE, ffi::SQL_BIND_BY_COLUMN)?;
             self.set_attr_usize(ffi::SQL_ATTR_PARAMSET_SIZE, batch.rows)?;
@@ -327,8 +347,15 @@ impl Statement {
     }
 
     pub fn describe_col(&mut self, col: usize) -> Result<ColumnDescription> {
-        let mut name = vec![0u16; 256];
+        // Names fit this stack buffer almost always; a longer one is asked for again.
+        let mut short = [0u16; 128];
+        let mut long = Vec::new();
         loop {
+            let name: &mut [u16] = if long.is_empty() {
+                &mut short
+            } else {
+                &mut long
+            };
             let (mut name_len, mut t, mut size, mut digits, mut nullable) =
                 (0i16, 0i16, 0usize, 0i16, 0i16);
             // SAFETY: buffers valid for the lengths passed (name length in characters).
@@ -348,7 +375,7 @@ impl Statement {
             self.check(ret, "SQLDescribeColW")?;
             let len = name_len.max(0) as usize;
             if len >= name.len() {
-                name = vec![0u16; len + 1];
+                long = vec![0u16; len + 1];
                 continue;
             }
             return Ok(ColumnDescription {
@@ -420,40 +447,58 @@ impl Statement {
         if let (Some(rows), false) = (rows, plan.row_at_a_time) {
             plan.block_rows = rows.max(1);
         }
-        let first_rows = if plan.row_at_a_time {
-            plan.block_rows
-        } else {
-            plan.block_rows.min(FIRST_ROWSET)
-        };
-        let mut block = RowBlock::new(&plan, first_rows);
-        // SAFETY: unbinding previous columns before binding new buffers.
-        unsafe {
-            let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_UNBIND);
-        }
-        let (driver_rows, fetched, buffers) = if plan.row_at_a_time {
-            (
-                1,
-                &mut *block.staged_fetched as *mut ffi::ULen,
-                &mut block.staging,
-            )
-        } else {
-            (
-                plan.block_rows.min(FIRST_ROWSET),
-                &mut *block.rows_fetched as *mut ffi::ULen,
-                &mut block.bound,
-            )
-        };
-        self.set_attr_usize(ffi::SQL_ATTR_ROW_BIND_TYPE, ffi::SQL_BIND_BY_COLUMN)?;
-        self.set_attr_usize(ffi::SQL_ATTR_ROW_ARRAY_SIZE, driver_rows)?;
-        self.set_attr_ptr(ffi::SQL_ATTR_ROWS_FETCHED_PTR, fetched as *mut _)?;
-        bind_columns(self.h, &plan.columns, buffers)?;
+        // Buffers are allocated and bound at the first fetch: a caller that only reads the
+        // description (or executes and moves on) costs the driver no bindings.
+        let block = RowBlock::new(&plan, 0);
         self.result = Some(ResultSet {
             plan,
             block,
             exhausted: false,
-            rowset: driver_rows,
+            rowset: 0,
+            bound: false,
         });
         Ok(true)
+    }
+
+    /// Allocates the first block and binds it (see `open_result_sized`).
+    fn bind_block(&mut self) -> Result<()> {
+        let Some(rs) = self.result.as_mut() else {
+            return Ok(());
+        };
+        let first_rows = if rs.plan.row_at_a_time {
+            rs.plan.block_rows
+        } else {
+            rs.plan.block_rows.min(FIRST_ROWSET)
+        };
+        rs.block = RowBlock::new(&rs.plan, first_rows);
+        let driver_rows = if rs.plan.row_at_a_time { 1 } else { first_rows };
+        rs.rowset = driver_rows;
+        // Marked bound before binding, so a failure part way still unbinds in drop_result.
+        rs.bound = true;
+        if !self.bind_by_column {
+            self.set_attr_usize(ffi::SQL_ATTR_ROW_BIND_TYPE, ffi::SQL_BIND_BY_COLUMN)?;
+            self.bind_by_column = true;
+        }
+        self.set_array_size(driver_rows)?;
+        let h = self.h;
+        let Some(rs) = self.result.as_mut() else {
+            return Ok(());
+        };
+        let buffers = if rs.plan.row_at_a_time {
+            &mut rs.block.staging
+        } else {
+            &mut rs.block.bound
+        };
+        bind_columns(h, &rs.plan.columns, buffers)
+    }
+
+    /// Sets `SQL_ATTR_ROW_ARRAY_SIZE` unless it already has this value.
+    fn set_array_size(&mut self, rows: usize) -> Result<()> {
+        if self.array_size != rows {
+            self.set_attr_usize(ffi::SQL_ATTR_ROW_ARRAY_SIZE, rows)?;
+            self.array_size = rows;
+        }
+        Ok(())
     }
 
     /// Fetches the next block. Returns the number of rows in it (0 at the end).
@@ -466,6 +511,12 @@ impl Statement {
         if rs.exhausted {
             return Ok(0);
         }
+        if !rs.bound {
+            self.bind_block()?;
+        }
+        let Some(rs) = self.result.as_mut() else {
+            return Ok(0);
+        };
         rs.block.overflow.clear();
         let row_at_a_time = rs.plan.row_at_a_time;
         let rows = if row_at_a_time {
@@ -476,7 +527,7 @@ impl Statement {
         if rows == 0 {
             if let Some(rs) = self.result.as_mut() {
                 rs.exhausted = true;
-                *rs.block.rows_fetched = 0;
+                rs.block.rows = 0;
             }
         }
         Ok(rows)
@@ -487,14 +538,14 @@ impl Statement {
     fn fetch_rowset(&mut self) -> Result<usize> {
         let h = self.h;
         if let Some(rs) = self.result.as_mut() {
-            let started = *rs.block.rows_fetched > 0;
+            let started = rs.block.rows > 0;
             if started && rs.rowset < rs.plan.block_rows {
                 // The result is longer than a first glance: grow the block (buffers too).
                 let grown = (rs.rowset * 8).min(rs.plan.block_rows);
                 rs.rowset = grown;
                 rs.block.resize(&rs.plan, grown);
                 bind_columns(h, &rs.plan.columns, &mut rs.block.bound)?;
-                self.set_attr_usize(ffi::SQL_ATTR_ROW_ARRAY_SIZE, grown)?;
+                self.set_array_size(grown)?;
             }
         }
         // SAFETY: buffers bound by open_result are alive in self.result.
@@ -512,6 +563,7 @@ impl Statement {
         let Some(rs) = self.result.as_mut() else {
             return Ok(0);
         };
+        rs.block.rows = (*self.fetched).min(rs.block.capacity_rows);
         let rows = rs.block.len();
         // Truncation is never silent: any variable-length value longer than its element is
         // read again whole or reported.
@@ -621,7 +673,7 @@ impl Statement {
             }
             n += 1;
         }
-        *rs.block.rows_fetched = n;
+        rs.block.rows = n;
         Ok(n)
     }
 
@@ -630,7 +682,7 @@ impl Statement {
     pub fn text_rows(&mut self) -> Result<Vec<Vec<Option<String>>>> {
         self.drop_result();
         let n = self.num_result_cols()?;
-        self.set_attr_usize(ffi::SQL_ATTR_ROW_ARRAY_SIZE, 1)?;
+        self.set_array_size(1)?;
         let mut rows = Vec::new();
         loop {
             // SAFETY: valid handle; no columns are bound.

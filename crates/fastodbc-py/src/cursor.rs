@@ -221,7 +221,7 @@ impl Cursor {
         }
         drop(user);
         let description = PyTuple::new(py, desc)?.unbind();
-        let columns = Py::new(py, ColumnMap::new(&names, description.clone_ref(py)))?;
+        let columns = Py::new(py, ColumnMap::new(description.clone_ref(py)))?;
         let untrack = !converters.iter().any(|c| matches!(c, Converter::User(_)));
         Ok(ResultView {
             description,

@@ -1,27 +1,42 @@
 //! `Row`: the tuple-like record fetch returns, with values by position or by column name.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use pyo3::exceptions::{PyAttributeError, PyIndexError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::pyclass::CompareOp;
 use pyo3::types::{PySlice, PyTuple};
 
-/// Column names and the description, shared by every row of one result set.
+/// Column names and the description, shared by every row of one result set. The name index
+/// is built from the description at the first access by name: most results never need it.
 #[pyclass(frozen, module = "fastodbc._native")]
 pub struct ColumnMap {
-    pub index: HashMap<String, usize>,
+    index: OnceLock<HashMap<String, usize>>,
     pub description: Py<PyTuple>,
 }
 
 impl ColumnMap {
-    pub fn new(names: &[String], description: Py<PyTuple>) -> ColumnMap {
-        let mut index = HashMap::with_capacity(names.len());
-        // The first of duplicate names wins, as in pyodbc.
-        for (i, n) in names.iter().enumerate().rev() {
-            index.insert(n.clone(), i);
+    pub fn new(description: Py<PyTuple>) -> ColumnMap {
+        ColumnMap {
+            index: OnceLock::new(),
+            description,
         }
-        ColumnMap { index, description }
+    }
+
+    /// Position of the column called `name`; the first of duplicate names wins, as in pyodbc.
+    pub fn position(&self, py: Python<'_>, name: &str) -> Option<usize> {
+        let index = self.index.get_or_init(|| {
+            let columns = self.description.bind(py);
+            let mut index = HashMap::with_capacity(columns.len());
+            for (i, column) in columns.iter().enumerate() {
+                if let Ok(name) = column.get_item(0).and_then(|n| n.extract::<String>()) {
+                    index.entry(name).or_insert(i);
+                }
+            }
+            index
+        });
+        index.get(name).copied()
     }
 }
 
@@ -82,8 +97,8 @@ impl Row {
     }
 
     fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
-        match self.columns.get().index.get(name) {
-            Some(&i) => Ok(self.values.bind(py).get_item(i)?.unbind()),
+        match self.columns.get().position(py, name) {
+            Some(i) => Ok(self.values.bind(py).get_item(i)?.unbind()),
             None => Err(PyAttributeError::new_err(format!(
                 "'Row' object has no attribute '{name}'"
             ))),
