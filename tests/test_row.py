@@ -143,3 +143,47 @@ def test_rows_from_fetchall_independent(cursor, row_source, cnxn):
     assert [tuple(r) for r in got] == [(1, "x", None), (2, "y", "z")]
     assert got[0].b == "x"
     assert got[1].c == "z"
+
+
+def test_column_names_win_over_tuple_methods(cursor, row_source):
+    # pyodbc looks columns up first: a column called `count` or `index` is the value.
+    r = cursor.execute(f'SELECT a AS "count", b AS "index" FROM {row_source}').fetchone()
+    assert r.count == 1
+    assert r.index == "x"
+
+
+def test_assignment_by_position(db, row):
+    row[0] = 10
+    row[-1] = "z"
+    assert tuple(row) == (10, "x", "z")
+    assert row.a == 10
+    with pytest.raises(IndexError):
+        row[3] = 1
+
+
+@pytest.mark.fastodbc_only(reason="fastodbc's Row is a tuple subclass")
+def test_row_is_a_tuple(db, row):
+    import copy
+    import pickle
+
+    assert isinstance(row, tuple)
+    assert type(pickle.loads(pickle.dumps(row))) is tuple
+    assert pickle.loads(pickle.dumps(row)) == (1, "x", None)
+    assert copy.copy(row) == row
+    with pytest.raises(TypeError):
+        db.Row((1, 2))
+    with pytest.raises(TypeError):
+        del row[0]
+
+
+@pytest.mark.fastodbc_only(reason="garbage collection of fastodbc's rows")
+def test_rows_join_the_cyclic_gc_only_when_they_could_be_in_a_cycle(row):
+    import gc
+
+    # Built-in values can't refer back to the row: the GC does not walk it.
+    assert not gc.is_tracked(row)
+    holder = [row]
+    row[1] = holder
+    assert gc.is_tracked(row)
+    probe = gc.get_referents(row)
+    assert holder in probe

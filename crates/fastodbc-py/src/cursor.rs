@@ -19,7 +19,7 @@ use crate::connection::{lock, Connection, Settings};
 use crate::convert::{type_code, Converter};
 use crate::errors::{self, IntoPyResult};
 use crate::params::to_param;
-use crate::row::{ColumnMap, Row};
+use crate::row::{new_row, ColumnMap};
 
 /// Rows converted from Python objects before they are sent as one parameter array; also the
 /// largest array. Bounds executemany's extra memory to this many rows (or `PARAM_CHUNK_BYTES`).
@@ -93,10 +93,7 @@ fn message_tuples(records: &[fastodbc_core::DiagRecord]) -> Vec<(String, String)
 fn param_sequence<'py>(params: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
     if params.len() == 1 {
         let first = params.get_item(0)?;
-        if first.downcast::<PyTuple>().is_ok()
-            || first.downcast::<PyList>().is_ok()
-            || first.downcast::<Row>().is_ok()
-        {
+        if first.downcast::<PyTuple>().is_ok() || first.downcast::<PyList>().is_ok() {
             return Ok(first);
         }
     }
@@ -499,7 +496,7 @@ impl Cursor {
     }
 
     /// Serves the next row, fetching a new block when the current one is used up.
-    fn next_row(&self, py: Python<'_>, st: &mut CursorState) -> PyResult<Option<Py<Row>>> {
+    fn next_row(&self, py: Python<'_>, st: &mut CursorState) -> PyResult<Option<PyObject>> {
         let (Some(view), Some(stmt)) = (st.result.as_mut(), st.stmt.as_mut()) else {
             return Err(errors::programming(
                 py,
@@ -519,7 +516,7 @@ impl Cursor {
         };
         let row = make_row(py, view, &rs.block, view.pos)?;
         view.pos += 1;
-        Ok(Some(row))
+        Ok(Some(row.unbind()))
     }
 
     /// Up to `limit` rows (all when None), converted block by block.
@@ -573,41 +570,30 @@ impl Drop for Cursor {
 }
 
 #[inline]
-fn make_row(
-    py: Python<'_>,
+fn make_row<'py>(
+    py: Python<'py>,
     view: &ResultView,
     block: &fastodbc_core::RowBlock,
     row: usize,
-) -> PyResult<Py<Row>> {
-    let n = view.converters.len();
-    // SAFETY: a new tuple of `n` slots is filled completely (each slot steals one reference)
-    // before it is used; on error the partly filled tuple is dropped, and CPython's tuple
-    // deallocation skips the NULL slots.
-    let values = unsafe {
-        let tuple = pyo3::ffi::PyTuple_New(n as pyo3::ffi::Py_ssize_t);
-        if tuple.is_null() {
-            return Err(PyErr::fetch(py));
+) -> PyResult<Bound<'py, PyAny>> {
+    let out = new_row(py, view.converters.len(), &view.columns)?;
+    for (c, conv) in view.converters.iter().enumerate() {
+        let v = conv.convert(py, block.cell(c, row), &view.names[c])?;
+        // SAFETY: `out` is a new row (a tuple) with a NULL slot `c`, which steals `v`; on an
+        // error above, the partly filled row deallocates and skips the NULL slots.
+        unsafe {
+            pyo3::ffi::PyTuple_SET_ITEM(out.as_ptr(), c as pyo3::ffi::Py_ssize_t, v.into_ptr());
         }
-        let tuple: Py<PyTuple> = Py::from_owned_ptr(py, tuple);
-        for (c, conv) in view.converters.iter().enumerate() {
-            let v = conv.convert(py, block.cell(c, row), &view.names[c])?;
-            pyo3::ffi::PyTuple_SET_ITEM(tuple.as_ptr(), c as pyo3::ffi::Py_ssize_t, v.into_ptr());
-        }
-        if view.untrack {
-            // Values of the built-in converters (str, int, Decimal, datetime, ...) cannot
-            // refer back to this tuple, so it can never be part of a cycle. Untracked, a large
-            // fetchall does not make the cyclic GC walk every row again and again.
-            pyo3::ffi::PyObject_GC_UnTrack(tuple.as_ptr() as *mut std::ffi::c_void);
-        }
-        tuple
-    };
-    Py::new(
-        py,
-        Row {
-            values,
-            columns: view.columns.clone_ref(py),
-        },
-    )
+    }
+    if !view.untrack {
+        // A user's converter may return anything, even an object referring back to the row.
+        // Rows of the built-in converters (str, int, Decimal, datetime, ...) cannot be part of
+        // a cycle and stay untracked, so a large fetchall does not make the cyclic GC walk
+        // every row again and again.
+        // SAFETY: a fully initialised GC object not yet tracked.
+        unsafe { pyo3::ffi::PyObject_GC_Track(out.as_ptr().cast()) };
+    }
+    Ok(out)
 }
 
 #[pymethods]
@@ -663,7 +649,7 @@ impl Cursor {
     }
 
     /// The next row, or None when the result set is exhausted.
-    fn fetchone(&self, py: Python<'_>) -> PyResult<Option<Py<Row>>> {
+    fn fetchone(&self, py: Python<'_>) -> PyResult<Option<PyObject>> {
         let mut st = self.state(py)?;
         self.next_row(py, &mut st)
     }
@@ -688,8 +674,8 @@ impl Cursor {
         let mut st = self.state(py)?;
         match self.next_row(py, &mut st)? {
             Some(row) => {
-                let row = row.borrow(py);
-                let values = row.values.bind(py);
+                // A row is a tuple (see `row`).
+                let values = row.bind(py).downcast::<PyTuple>()?;
                 Ok(if values.is_empty() {
                     py.None()
                 } else {
@@ -715,7 +701,7 @@ impl Cursor {
         slf
     }
 
-    fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<Row>>> {
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<PyObject>> {
         let mut st = self.state(py)?;
         self.next_row(py, &mut st)
     }

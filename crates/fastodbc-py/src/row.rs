@@ -1,12 +1,21 @@
-//! `Row`: the tuple-like record fetch returns, with values by position or by column name.
+//! `Row`: the record fetch returns. It is a `tuple` subclass holding the values inline, so a
+//! row is one allocation (no separate values tuple) and indexing, slicing, iteration,
+//! comparison with tuples, hashing and repr are the tuple's own. One hidden slot after the
+//! visible values holds the result set's `ColumnMap`, for attribute access by column name
+//! (`row.name`) and `row.cursor_description`. Rows are mutable (`row[i] = x`), as in pyodbc.
+//!
+//! The type is built with CPython's C API (`PyType_FromSpecWithBases`): PyO3 classes can't
+//! extend variable-size built-ins.
 
 use std::collections::HashMap;
+use std::ffi::{c_int, c_void, CStr};
+use std::ptr::null_mut;
 use std::sync::OnceLock;
 
-use pyo3::exceptions::{PyAttributeError, PyIndexError, PyTypeError};
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::pyclass::CompareOp;
-use pyo3::types::{PySlice, PyTuple};
+use pyo3::sync::GILOnceCell;
+use pyo3::types::{PyTuple, PyType};
 
 /// Column names and the description, shared by every row of one result set. The name index
 /// is built from the description at the first access by name: most results never need it.
@@ -40,107 +49,248 @@ impl ColumnMap {
     }
 }
 
-/// A result row: indexable, sliceable, comparable with tuples, hashable, and with attribute
-/// access by column name (`row.name`). Values live in one tuple (one small-object allocation
-/// with the values inline); a freelist recycles rows while a cursor is iterated.
-#[pyclass(sequence, freelist = 1024, module = "fastodbc", name = "Row")]
-pub struct Row {
-    pub values: Py<PyTuple>,
-    pub columns: Py<ColumnMap>,
+static ROW_TYPE: GILOnceCell<Py<PyType>> = GILOnceCell::new();
+
+/// The `Row` type (created once, at module import).
+pub fn row_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    ROW_TYPE
+        .get_or_try_init(py, || create_row_type(py))
+        .map(|t| t.bind(py))
 }
 
-impl Row {
-    fn position(&self, py: Python<'_>, index: isize) -> PyResult<usize> {
-        let n = self.values.bind(py).len() as isize;
-        let i = if index < 0 { index + n } else { index };
-        if i < 0 || i >= n {
-            return Err(PyIndexError::new_err("tuple index out of range"));
+fn create_row_type(py: Python<'_>) -> PyResult<Py<PyType>> {
+    // Definitions CPython keeps pointers to: leaked once per process.
+    let methods: &'static mut [ffi::PyMethodDef] = Box::leak(Box::new([
+        ffi::PyMethodDef {
+            ml_name: c"__reduce__".as_ptr(),
+            ml_meth: ffi::PyMethodDefPointer {
+                PyCFunction: row_reduce,
+            },
+            ml_flags: ffi::METH_NOARGS,
+            ml_doc: c"Pickles as a plain tuple: the description belongs to a cursor.".as_ptr(),
+        },
+        ffi::PyMethodDef::zeroed(),
+    ]));
+    let getset: &'static mut [ffi::PyGetSetDef] = Box::leak(Box::new([
+        ffi::PyGetSetDef {
+            name: c"cursor_description".as_ptr(),
+            get: Some(row_cursor_description),
+            set: None,
+            doc: c"The description of the cursor that produced this row.".as_ptr(),
+            closure: null_mut(),
+        },
+        ffi::PyGetSetDef {
+            name: std::ptr::null(),
+            get: None,
+            set: None,
+            doc: std::ptr::null(),
+            closure: null_mut(),
+        },
+    ]));
+    let doc: &CStr = c"A result row: a tuple of the values, also readable by column name \
+        (row.name) and writable by position (row[i] = x).";
+    let slots: &'static mut [ffi::PyType_Slot] = Box::leak(Box::new([
+        ffi::PyType_Slot {
+            slot: ffi::Py_tp_dealloc,
+            pfunc: row_dealloc as *mut c_void,
+        },
+        ffi::PyType_Slot {
+            slot: ffi::Py_tp_getattro,
+            pfunc: row_getattro as *mut c_void,
+        },
+        ffi::PyType_Slot {
+            slot: ffi::Py_sq_ass_item,
+            pfunc: row_ass_item as *mut c_void,
+        },
+        ffi::PyType_Slot {
+            slot: ffi::Py_tp_methods,
+            pfunc: methods.as_mut_ptr() as *mut c_void,
+        },
+        ffi::PyType_Slot {
+            slot: ffi::Py_tp_getset,
+            pfunc: getset.as_mut_ptr() as *mut c_void,
+        },
+        ffi::PyType_Slot {
+            slot: ffi::Py_tp_doc,
+            pfunc: doc.as_ptr() as *mut c_void,
+        },
+        ffi::PyType_Slot {
+            slot: 0,
+            pfunc: null_mut(),
+        },
+    ]));
+    let spec: &'static mut ffi::PyType_Spec = Box::leak(Box::new(ffi::PyType_Spec {
+        name: c"fastodbc.Row".as_ptr(),
+        // The tuple's own layout: the hidden slot is one more item.
+        basicsize: 0,
+        itemsize: 0,
+        // Only fetch creates rows: `Row(...)` from Python would lack the hidden slot.
+        flags: (ffi::Py_TPFLAGS_DEFAULT | ffi::Py_TPFLAGS_DISALLOW_INSTANTIATION) as _,
+        slots: slots.as_mut_ptr(),
+    }));
+    // SAFETY: the spec and everything it points to are 'static; the base is a new reference
+    // to `tuple` that PyType_FromSpecWithBases keeps.
+    unsafe {
+        let tuple = ffi::PyTuple_Pack(
+            1,
+            std::ptr::addr_of_mut!(ffi::PyTuple_Type).cast::<ffi::PyObject>(),
+        );
+        if tuple.is_null() {
+            return Err(PyErr::fetch(py));
         }
-        Ok(i as usize)
+        let t = ffi::PyType_FromSpecWithBases(spec, tuple);
+        ffi::Py_DECREF(tuple);
+        Ok(Bound::from_owned_ptr_or_err(py, t)?
+            .downcast_into_unchecked::<PyType>()
+            .unbind())
     }
 }
 
-#[pymethods]
-impl Row {
-    fn __len__(&self, py: Python<'_>) -> usize {
-        self.values.bind(py).len()
-    }
+/// Items of a row (or any tuple) object: `Py_SIZE` visible ones, then the hidden slot.
+///
+/// SAFETY: `obj` must be a live tuple object.
+unsafe fn items(obj: *mut ffi::PyObject) -> *mut *mut ffi::PyObject {
+    (*(obj as *mut ffi::PyTupleObject)).ob_item.as_mut_ptr()
+}
 
-    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<PyObject> {
-        let values = self.values.bind(py);
-        if let Ok(i) = key.extract::<isize>() {
-            return Ok(values.get_item(self.position(py, i)?)?.unbind());
+/// A new row of `n` values, all NULL, with `columns` in the hidden slot and the GC not
+/// tracking it. The caller stores every value with `PyTuple_SET_ITEM` (a row is still a tuple)
+/// before the row is used, then tracks it if a value could form a reference cycle.
+pub fn new_row<'py>(
+    py: Python<'py>,
+    n: usize,
+    columns: &Py<ColumnMap>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let tp = row_type(py)?;
+    // SAFETY: allocates n + 1 items of the row type (a tuple subclass: same layout). Items
+    // are zeroed before anything can see the object, so a partly filled row deallocates
+    // cleanly; the visible size is then n.
+    unsafe {
+        let obj = ffi::_PyObject_GC_NewVar(tp.as_ptr().cast(), (n + 1) as ffi::Py_ssize_t);
+        if obj.is_null() {
+            return Err(PyErr::fetch(py));
         }
-        if let Ok(s) = key.downcast::<PySlice>() {
-            return Ok(values.as_any().get_item(s)?.unbind());
+        let obj = obj.cast::<ffi::PyObject>();
+        std::ptr::write_bytes(items(obj), 0, n + 1);
+        *items(obj).add(n) = columns.clone_ref(py).into_ptr();
+        (*(obj as *mut ffi::PyVarObject)).ob_size = n as ffi::Py_ssize_t;
+        Ok(Bound::from_owned_ptr(py, obj))
+    }
+}
+
+/// The hidden `ColumnMap` of a row.
+///
+/// SAFETY: `obj` must be a live row.
+unsafe fn column_map<'py>(
+    py: Python<'py>,
+    obj: *mut ffi::PyObject,
+) -> Option<Bound<'py, ColumnMap>> {
+    let map = *items(obj).add(ffi::Py_SIZE(obj) as usize);
+    if map.is_null() {
+        return None;
+    }
+    Bound::from_borrowed_ptr(py, map)
+        .downcast_into::<ColumnMap>()
+        .ok()
+}
+
+unsafe extern "C" fn row_dealloc(obj: *mut ffi::PyObject) {
+    let tp = ffi::Py_TYPE(obj);
+    let hidden = items(obj).add(ffi::Py_SIZE(obj) as usize);
+    let map = std::mem::replace(&mut *hidden, null_mut());
+    // The tuple's dealloc releases the visible values and frees the memory (a subclass never
+    // goes to the tuple free list). A heap type's instances hold a reference to it.
+    if let Some(dealloc) = (*std::ptr::addr_of!(ffi::PyTuple_Type)).tp_dealloc {
+        dealloc(obj);
+    }
+    ffi::Py_XDECREF(map);
+    ffi::Py_DECREF(tp.cast());
+}
+
+/// `row.name`: a column of that name first (pyodbc's order: a column called `count` wins over
+/// the tuple method), then the type's attributes.
+unsafe extern "C" fn row_getattro(
+    obj: *mut ffi::PyObject,
+    name: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    let py = Python::assume_gil_acquired();
+    let mut len: ffi::Py_ssize_t = 0;
+    let text = ffi::PyUnicode_AsUTF8AndSize(name, &mut len);
+    if !text.is_null() {
+        let bytes = std::slice::from_raw_parts(text as *const u8, len as usize);
+        if let (Ok(name), Some(map)) = (std::str::from_utf8(bytes), column_map(py, obj)) {
+            if let Some(i) = map.get().position(py, name) {
+                let value = *items(obj).add(i);
+                ffi::Py_INCREF(value);
+                return value;
+            }
         }
-        Err(PyTypeError::new_err(
-            "row indices must be integers or slices",
-        ))
+    } else {
+        ffi::PyErr_Clear();
     }
+    ffi::PyObject_GenericGetAttr(obj, name)
+}
 
-    fn __setitem__(&mut self, py: Python<'_>, index: isize, value: PyObject) -> PyResult<()> {
-        // Rows are mutable as in pyodbc; the tuple is not, so it is replaced.
-        let i = self.position(py, index)?;
-        let mut items: Vec<PyObject> = self.values.bind(py).iter().map(|v| v.unbind()).collect();
-        items[i] = value;
-        self.values = PyTuple::new(py, items)?.unbind();
-        Ok(())
+/// `row[i] = value` (the index is already normalised by `PySequence_SetItem`).
+unsafe extern "C" fn row_ass_item(
+    obj: *mut ffi::PyObject,
+    i: ffi::Py_ssize_t,
+    value: *mut ffi::PyObject,
+) -> c_int {
+    if value.is_null() {
+        ffi::PyErr_SetString(
+            ffi::PyExc_TypeError,
+            c"Row does not support item deletion".as_ptr(),
+        );
+        return -1;
     }
-
-    fn __contains__(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<bool> {
-        self.values.bind(py).contains(value)
+    if i < 0 || i >= ffi::Py_SIZE(obj) {
+        ffi::PyErr_SetString(
+            ffi::PyExc_IndexError,
+            c"Row assignment index out of range".as_ptr(),
+        );
+        return -1;
     }
-
-    fn __iter__(&self, py: Python<'_>) -> PyResult<PyObject> {
-        Ok(self.values.bind(py).try_iter()?.into_any().unbind())
+    let slot = items(obj).add(i as usize);
+    ffi::Py_INCREF(value);
+    let old = std::mem::replace(&mut *slot, value);
+    if ffi::PyObject_GC_IsTracked(obj) == 0 && ffi::PyObject_IS_GC(value) != 0 {
+        // A container stored by the user could refer back to the row.
+        ffi::PyObject_GC_Track(obj.cast());
     }
+    ffi::Py_XDECREF(old);
+    0
+}
 
-    fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<PyObject> {
-        match self.columns.get().position(py, name) {
-            Some(i) => Ok(self.values.bind(py).get_item(i)?.unbind()),
-            None => Err(PyAttributeError::new_err(format!(
-                "'Row' object has no attribute '{name}'"
-            ))),
+unsafe extern "C" fn row_reduce(
+    obj: *mut ffi::PyObject,
+    _: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    let values = ffi::PyTuple_GetSlice(obj, 0, ffi::Py_SIZE(obj));
+    if values.is_null() {
+        return null_mut();
+    }
+    let tuple_type = std::ptr::addr_of_mut!(ffi::PyTuple_Type).cast::<ffi::PyObject>();
+    let args = ffi::PyTuple_Pack(1, values);
+    ffi::Py_DECREF(values);
+    if args.is_null() {
+        return null_mut();
+    }
+    let out = ffi::PyTuple_Pack(2, tuple_type, args);
+    ffi::Py_DECREF(args);
+    out
+}
+
+unsafe extern "C" fn row_cursor_description(
+    obj: *mut ffi::PyObject,
+    _: *mut c_void,
+) -> *mut ffi::PyObject {
+    let py = Python::assume_gil_acquired();
+    match column_map(py, obj) {
+        Some(map) => map.get().description.clone_ref(py).into_ptr(),
+        None => {
+            ffi::Py_INCREF(ffi::Py_None());
+            ffi::Py_None()
         }
-    }
-
-    fn __richcmp__(
-        &self,
-        py: Python<'_>,
-        other: &Bound<'_, PyAny>,
-        op: CompareOp,
-    ) -> PyResult<PyObject> {
-        let mine = self.values.bind(py);
-        let theirs = if let Ok(r) = other.downcast::<Row>() {
-            r.borrow().values.bind(py).clone().into_any()
-        } else if other.downcast::<PyTuple>().is_ok() {
-            other.clone()
-        } else {
-            return Ok(py.NotImplemented());
-        };
-        Ok(mine.rich_compare(theirs, op)?.unbind())
-    }
-
-    fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
-        self.values.bind(py).hash()
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(self.values.bind(py).repr()?.to_string())
-    }
-
-    fn __reduce__(&self, py: Python<'_>) -> (PyObject, (Py<PyTuple>,)) {
-        // Pickles as a plain tuple: the description belongs to a cursor.
-        (
-            py.get_type::<PyTuple>().into_any().unbind(),
-            (self.values.clone_ref(py),),
-        )
-    }
-
-    /// The `description` of the cursor that produced this row.
-    #[getter]
-    fn cursor_description(&self, py: Python<'_>) -> Py<PyTuple> {
-        self.columns.get().description.clone_ref(py)
     }
 }
