@@ -604,7 +604,9 @@ def render(results: dict) -> str:
     pk = mach["packages"]
     deb = mach["debian"]
     lines = [
-        f"### Run {m['started_utc']} — scale `{m['scale']}`, {m['reps']} repetitions, {m.get('duration_s', '?')} s",
+        f"### Run {m['started_utc']} — scale `{m['scale']}`, {m['reps']} repetitions"
+        f" (at least {m.get('short_reps', m['reps'])} for SELECT 1, connect, describe and the 1,000-row set),"
+        f" {m.get('duration_s', '?')} s",
         "",
         f"Command: `{m['command']}`"
         + (" (interrupted: partial)" if m.get("interrupted") else "")

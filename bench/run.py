@@ -284,12 +284,24 @@ def summarise(case: dict, label: str, reps: list[dict]) -> dict:
     return s
 
 
+#: Operations that take milliseconds per measurement: their ratios move most with load bursts
+#: on a 2-core machine, and more repetitions cost little.
+SHORT_OPS = ("select1", "connect", "describe")
+SHORT_DATASETS = ("mixed_small",)
+SHORT_REPS = 7
+
+
+def case_reps(case: dict, reps: int) -> int:
+    short = case["op"] in SHORT_OPS or case["dataset"] in SHORT_DATASETS
+    return max(reps, SHORT_REPS) if short else reps
+
+
 def run_cases(cases: list[dict], reps: int, results: dict) -> None:
     for case in cases:
         labels = [peer_label(p) for p in case["peers"]]
         raw: dict[str, list[dict]] = {lb: [] for lb in labels}
         t0 = time.perf_counter()
-        for rep in range(reps):
+        for rep in range(case_reps(case, reps)):
             order = case["peers"][rep % len(case["peers"]) :] + case["peers"][: rep % len(case["peers"])]
             for p in order:
                 r = run_floor(case, p) if p["peer"] == "floor" else run_worker(case, p)
@@ -417,6 +429,7 @@ def main() -> int:
         results["meta"] = {
             "scale": args.scale,
             "reps": reps,
+            "short_reps": max(reps, SHORT_REPS),
             "command": command,
             "started_utc": dt.datetime.fromtimestamp(started, dt.timezone.utc).isoformat(timespec="seconds"),
             "rows": datasets.SCALES[args.scale],

@@ -32,25 +32,8 @@ fi
 
 [ -x .venv/bin/python ] || python3 -m venv .venv
 
-# Only run pip when a pinned requirement is absent or at another version (pip itself
-# takes seconds even when everything is satisfied).
-if ! .venv/bin/python - requirements-dev.txt <<'PY'
-import sys
-from importlib.metadata import version, PackageNotFoundError
-bad = []
-for line in open(sys.argv[1]):
-    line = line.split("#")[0].strip()
-    if not line:
-        continue
-    name, _, want = line.partition("==")
-    try:
-        if want and version(name) != want:
-            bad.append(line)
-    except PackageNotFoundError:
-        bad.append(line)
-sys.exit(1 if bad else 0)
-PY
-then
+# pip only when a pinned requirement is absent or at another version.
+if ! .venv/bin/python scripts/requirements_met.py requirements-dev.txt; then
     echo "deps: pip install -r requirements-dev.txt"
     .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 fi

@@ -370,6 +370,36 @@ mod tests {
     }
 
     #[test]
+    fn random_utf8_matches_std() {
+        // Byte strings weighted towards lead bytes, continuation bytes and the boundaries of
+        // the restricted second bytes (E0, ED, F0, F4), compared with std's validator.
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for _ in 0..50_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 9) as usize;
+            let bytes: Vec<u8> = (0..len)
+                .map(|i| {
+                    let r = (x >> (i * 7)) as u8;
+                    match r % 6 {
+                        0 => r % 0x80,
+                        1 => 0x80 | (r % 0x40),
+                        2 => [0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xC0][(r % 9) as usize],
+                        3 => [0x8F, 0x90, 0x9F, 0xA0, 0xBF][(r % 5) as usize],
+                        _ => r,
+                    }
+                })
+                .collect();
+            match (decode8(&bytes), std::str::from_utf8(&bytes)) {
+                (Ok(ours), Ok(s)) => assert_eq!(ours, s, "input {bytes:x?}"),
+                (Err(e), Err(s)) => assert_eq!(e.offset, s.valid_up_to(), "input {bytes:x?}"),
+                (ours, std) => panic!("input {bytes:x?}: ours {ours:?}, std {std:?}"),
+            }
+        }
+    }
+
+    #[test]
     fn random_utf16_matches_std() {
         // Deterministic xorshift: inputs weighted towards surrogates and boundaries.
         let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
