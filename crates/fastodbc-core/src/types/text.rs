@@ -385,7 +385,9 @@ mod tests {
                     match r % 6 {
                         0 => r % 0x80,
                         1 => 0x80 | (r % 0x40),
-                        2 => [0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xC0][(r % 9) as usize],
+                        2 => {
+                            [0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xC0][(r % 9) as usize]
+                        }
                         3 => [0x8F, 0x90, 0x9F, 0xA0, 0xBF][(r % 5) as usize],
                         _ => r,
                     }
