@@ -194,6 +194,9 @@ unsafe fn column_map<'py>(
         .ok()
 }
 
+// SAFETY (of the slot functions below): CPython calls them with the GIL held and `obj` a live
+// row, whose items are `Py_SIZE(obj)` values followed by the hidden column map (`new_row`).
+
 unsafe extern "C" fn row_dealloc(obj: *mut ffi::PyObject) {
     let tp = ffi::Py_TYPE(obj);
     let hidden = items(obj).add(ffi::Py_SIZE(obj) as usize);
