@@ -259,6 +259,11 @@ fn build_column(
             for r in rows {
                 if let ParamValue::Text(s) = &r[c] {
                     longest_bytes = longest_bytes.max(s.len());
+                    // Characters and UTF-16 units never outnumber UTF-8 bytes: a value no longer
+                    // in bytes than the longest so far can't be longer in either.
+                    if s.len() <= longest_units {
+                        continue;
+                    }
                     if text == TextEncoding::Utf16 {
                         longest_units = longest_units.max(s.encode_utf16().count());
                     } else {
