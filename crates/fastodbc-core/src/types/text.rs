@@ -137,7 +137,9 @@ pub fn utf8_shape(bytes: &[u8]) -> Result<TextShape, InvalidText> {
 
 /// The rest of `utf8_shape`, out of line so the ASCII path stays small enough to inline.
 fn utf8_shape_non_ascii(bytes: &[u8], max: u8) -> Result<TextShape, InvalidText> {
-    if let Err(e) = std::str::from_utf8(bytes) {
+    // SIMD validation (runtime CPU detection); the `compat` flavour reports where the first
+    // invalid sequence starts, as CPython does.
+    if let Err(e) = simdutf8::compat::from_utf8(bytes) {
         return Err(InvalidText {
             offset: e.valid_up_to(),
         });
@@ -204,6 +206,14 @@ pub fn utf8_write_wide<T: Copy + From<u8> + TryFrom<u32>>(s: &str, out: &mut [T]
         *o = T::from(b);
     }
     // Validated input: each lead byte says how many continuation bytes follow.
+    if std::mem::size_of::<T>() == 2 {
+        for (o, c) in out[prefix..].iter_mut().zip(s[prefix..].chars()) {
+            if let Ok(x) = T::try_from(c as u32) {
+                *o = x;
+            }
+        }
+        return;
+    }
     let mut i = prefix;
     let mut o = prefix;
     while i < bytes.len() && o < out.len() {
