@@ -576,7 +576,6 @@ impl Statement {
             for row in 0..rows {
                 let ind = rs.block.bound[col].ind[row];
                 if ind > cap || ind == ffi::SQL_NO_TOTAL {
-                    let name = &rs.plan.columns[col].desc.name;
                     let positioned = traits.getdata_in_block && {
                         // SAFETY: positions the cursor on a fetched row of the current rowset.
                         let ret = unsafe {
@@ -589,21 +588,9 @@ impl Statement {
                         };
                         ret == ffi::SQL_SUCCESS || ret == ffi::SQL_SUCCESS_WITH_INFO
                     };
-                    if !positioned {
-                        return Err(Error::Truncated {
-                            column: name.clone(),
-                            row,
-                        });
-                    }
-                    match get_data(h, col, rs.plan.columns[col].c_type, &mut self.messages) {
-                        Ok(Some(v)) => rs.block.store_overflow(col, row, v),
-                        _ => {
-                            return Err(Error::Truncated {
-                                column: name.clone(),
-                                row,
-                            })
-                        }
-                    }
+                    let plan = &rs.plan.columns[col];
+                    let v = reread_truncated(h, positioned, plan, col, row, &mut self.messages)?;
+                    rs.block.store_overflow(col, row, v);
                 }
             }
         }
@@ -645,25 +632,17 @@ impl Statement {
                 if staged.variable
                     && (ind > staged.capacity as ffi::Len || ind == ffi::SQL_NO_TOTAL)
                 {
-                    let name = &rs.plan.columns[col].desc.name;
-                    if !traits.getdata_bound {
-                        return Err(Error::Truncated {
-                            column: name.clone(),
-                            row: n,
-                        });
-                    }
-                    match get_data(h, col, rs.plan.columns[col].c_type, &mut self.messages) {
-                        Ok(Some(v)) => {
-                            streamed_bytes += v.len();
-                            rs.block.store_overflow(col, n, v);
-                        }
-                        _ => {
-                            return Err(Error::Truncated {
-                                column: name.clone(),
-                                row: n,
-                            })
-                        }
-                    }
+                    let plan = &rs.plan.columns[col];
+                    let v = reread_truncated(
+                        h,
+                        traits.getdata_bound,
+                        plan,
+                        col,
+                        n,
+                        &mut self.messages,
+                    )?;
+                    streamed_bytes += v.len();
+                    rs.block.store_overflow(col, n, v);
                 }
             }
             for i in bound..rs.plan.columns.len() {
@@ -764,6 +743,31 @@ fn bind_columns(
         check(ret, ffi::SQL_HANDLE_STMT, h, "SQLBindCol", None)?;
     }
     Ok(())
+}
+
+/// Reads again, whole, a value the driver truncated in its bound buffer, with the cursor on its
+/// row (`reachable`: the driver allows `SQLGetData` there). Anything else is
+/// `Error::Truncated`: a cut value is never returned.
+fn reread_truncated(
+    h: ffi::Handle,
+    reachable: bool,
+    plan: &ColumnPlan,
+    col: usize,
+    row: usize,
+    info: &mut Vec<DiagRecord>,
+) -> Result<Vec<u8>> {
+    let whole = if reachable {
+        get_data(h, col, plan.c_type, info)
+    } else {
+        Ok(None)
+    };
+    match whole {
+        Ok(Some(v)) => Ok(v),
+        _ => Err(Error::Truncated {
+            column: plan.desc.name.clone(),
+            row,
+        }),
+    }
 }
 
 /// Reads a whole value with `SQLGetData`, in chunks. `None` for NULL.
