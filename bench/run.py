@@ -296,6 +296,16 @@ def case_reps(case: dict, reps: int) -> int:
     return max(reps, SHORT_REPS) if short else reps
 
 
+def run_json_script(script: str) -> dict:
+    """Runs ``bench/<script> --json FILE`` and returns what it wrote (or its error output)."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as f:
+        proc = subprocess.run([PYTHON, str(BENCH / script), "--json", f.name], capture_output=True, text=True)
+        try:
+            return json.loads(Path(f.name).read_text())
+        except ValueError:
+            return {"error": (proc.stderr or proc.stdout)[-500:]}
+
+
 def run_cases(cases: list[dict], reps: int, results: dict) -> None:
     for case in cases:
         labels = [peer_label(p) for p in case["peers"]]
@@ -447,24 +457,10 @@ def main() -> int:
             results["meta"]["interrupted"] = True
     if not args.no_codec:
         log("bench: Python codec micro-benchmark")
-        with tempfile.NamedTemporaryFile(suffix=".json") as f:
-            proc = subprocess.run(
-                [PYTHON, str(BENCH / "codec_py.py"), "--json", f.name], capture_output=True, text=True
-            )
-            try:
-                results["codec_py"] = json.loads(Path(f.name).read_text())
-            except ValueError:
-                results["codec_py"] = {"error": (proc.stderr or proc.stdout)[-500:]}
+        results["codec_py"] = run_json_script("codec_py.py")
     if not args.no_instructions:
         log("bench: instruction counts (callgrind)")
-        with tempfile.NamedTemporaryFile(suffix=".json") as f:
-            proc = subprocess.run(
-                [PYTHON, str(BENCH / "instructions.py"), "--json", f.name], capture_output=True, text=True
-            )
-            try:
-                results["instructions"] = json.loads(Path(f.name).read_text())
-            except ValueError:
-                results["instructions"] = {"error": (proc.stderr or proc.stdout)[-500:]}
+        results["instructions"] = run_json_script("instructions.py")
     results["meta"]["duration_s"] = round(time.time() - started, 1)
     write_results(results, args)
     return 0

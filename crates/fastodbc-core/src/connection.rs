@@ -369,35 +369,28 @@ pub fn list_names(data_sources: bool) -> Result<Vec<(String, String)>> {
     let env = environment()?;
     let mut out = Vec::new();
     let mut direction = 2u16; // SQL_FETCH_FIRST
+                              // Both functions take the same arguments: (name, description) pairs, one per call.
+    let list = if data_sources {
+        ffi::SQLDataSourcesW
+    } else {
+        ffi::SQLDriversW
+    };
     loop {
         let mut a = [0u16; 512];
         let mut b = [0u16; 2048];
         let (mut al, mut bl) = (0i16, 0i16);
         // SAFETY: buffers valid for the lengths passed.
         let ret = unsafe {
-            if data_sources {
-                ffi::SQLDataSourcesW(
-                    env,
-                    direction,
-                    a.as_mut_ptr(),
-                    512,
-                    &mut al,
-                    b.as_mut_ptr(),
-                    2048,
-                    &mut bl,
-                )
-            } else {
-                ffi::SQLDriversW(
-                    env,
-                    direction,
-                    a.as_mut_ptr(),
-                    512,
-                    &mut al,
-                    b.as_mut_ptr(),
-                    2048,
-                    &mut bl,
-                )
-            }
+            list(
+                env,
+                direction,
+                a.as_mut_ptr(),
+                512,
+                &mut al,
+                b.as_mut_ptr(),
+                2048,
+                &mut bl,
+            )
         };
         if !check(ret, ffi::SQL_HANDLE_ENV, env, "SQLDrivers", None)? {
             break;

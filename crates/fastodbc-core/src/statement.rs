@@ -269,6 +269,16 @@ impl Statement {
         Ok(())
     }
 
+    /// Binds a batch, executes the prepared statement and discards any result set it produced.
+    /// Returns the affected row count, -1 where the driver doesn't report one.
+    pub fn execute_batch(&mut self, batch: ParamBatch) -> Result<i64> {
+        self.bind_params(batch)?;
+        self.execute()?;
+        let n = self.row_count().unwrap_or(-1);
+        self.close_cursor();
+        Ok(n)
+    }
+
     /// Executes the prepared statement with the bound parameters. Returns whether the
     /// statement produced a result (`false` for `SQL_NO_DATA`, e.g. an UPDATE of no rows).
     pub fn execute(&mut self) -> Result<bool> {
@@ -548,15 +558,8 @@ impl Statement {
                 self.set_array_size(grown)?;
             }
         }
-        // SAFETY: buffers bound by open_result are alive in self.result.
-        let ret = unsafe { ffi::SQLFetch(h) };
-        if !check(
-            ret,
-            ffi::SQL_HANDLE_STMT,
-            h,
-            "SQLFetch",
-            Some(&mut self.messages),
-        )? {
+        // SAFETY (of fetch_next): buffers bound by open_result are alive in self.result.
+        if !fetch_next(h, &mut self.messages)? {
             return Ok(0);
         }
         let traits = self.traits;
@@ -614,15 +617,8 @@ impl Statement {
         let mut streamed_bytes = 0usize;
         let mut n = 0usize;
         while n < capacity && streamed_bytes <= DEFAULT_BLOCK_BYTES {
-            // SAFETY: staging buffers bound by open_result are alive in self.result.
-            let ret = unsafe { ffi::SQLFetch(h) };
-            if !check(
-                ret,
-                ffi::SQL_HANDLE_STMT,
-                h,
-                "SQLFetch",
-                Some(&mut self.messages),
-            )? {
+            // SAFETY (of fetch_next): the staging buffers are alive in self.result.
+            if !fetch_next(h, &mut self.messages)? {
                 break;
             }
             rs.block.copy_staged(n);
@@ -743,6 +739,14 @@ fn bind_columns(
         check(ret, ffi::SQL_HANDLE_STMT, h, "SQLBindCol", None)?;
     }
     Ok(())
+}
+
+/// `SQLFetch` into whatever is bound; false at the end of the result. The caller keeps the
+/// bound buffers alive.
+fn fetch_next(h: ffi::Handle, messages: &mut Vec<DiagRecord>) -> Result<bool> {
+    // SAFETY: valid handle; bindings are the caller's (see above).
+    let ret = unsafe { ffi::SQLFetch(h) };
+    check(ret, ffi::SQL_HANDLE_STMT, h, "SQLFetch", Some(messages))
 }
 
 /// Reads again, whole, a value the driver truncated in its bound buffer, with the cursor on its

@@ -31,6 +31,33 @@ const PARAM_CHUNK_BYTES: usize = 16 * 1024 * 1024;
 /// then the converted rows plus their array text, about twice the byte budget.
 const ARRAY_CHUNK_ROWS: usize = 10_000;
 
+/// executemany's `rowcount`: the sum of its statements' counts, -1 when none was reported or
+/// any is unknown.
+#[derive(Default)]
+struct RowTotal {
+    total: i64,
+    counted: bool,
+    unknown: bool,
+}
+
+impl RowTotal {
+    /// A statement's count (-1: the driver didn't say).
+    fn add(&mut self, n: i64) {
+        if n >= 0 {
+            self.total += n;
+            self.counted = true;
+        }
+    }
+
+    fn value(&self) -> i64 {
+        if self.counted && !self.unknown {
+            self.total
+        } else {
+            -1
+        }
+    }
+}
+
 /// What the current result set needs to turn block cells into rows.
 struct ResultView {
     description: Py<PyTuple>,
@@ -353,9 +380,7 @@ impl Cursor {
         } else {
             PARAM_CHUNK_ROWS
         };
-        let mut total: i64 = 0;
-        let mut any_count = false;
-        let mut unknown_count = false;
+        let mut rowcount = RowTotal::default();
         let mut null_types: Vec<Option<NullType>> = Vec::new();
         let mut iter = seq.try_iter()?;
         let mut row_index = 0usize;
@@ -393,18 +418,10 @@ impl Cursor {
             }
             if let Some(plan) = &arrays {
                 let r = py.allow_threads(|| {
-                    stmt.bind_params(ParamBatch::build(&[plan.params(&rows)], opts, &[])?)?;
-                    stmt.execute()?;
-                    let n = stmt.row_count().unwrap_or(-1);
-                    stmt.close_cursor();
-                    Ok::<_, fastodbc_core::Error>(n)
+                    stmt.execute_batch(ParamBatch::build(&[plan.params(&rows)], opts, &[])?)
                 });
                 messages.extend(message_tuples(&stmt.messages));
-                let n = r.py(py)?;
-                if n >= 0 {
-                    total += n;
-                    any_count = true;
-                }
+                rowcount.add(r.py(py)?);
                 continue;
             }
             if let Some(shape) = &rewrite {
@@ -424,19 +441,11 @@ impl Cursor {
                             stmt.reset();
                             stmt.prepare(text)?;
                         }
-                        stmt.bind_params(ParamBatch::build(&[flat], opts, &types)?)?;
-                        stmt.execute()?;
-                        let n = stmt.row_count().unwrap_or(-1);
-                        stmt.close_cursor();
-                        Ok::<_, fastodbc_core::Error>(n)
+                        stmt.execute_batch(ParamBatch::build(&[flat], opts, &types)?)
                     });
                     prepared_rows = part.len();
                     messages.extend(message_tuples(&stmt.messages));
-                    let n = r.py(py)?;
-                    if n >= 0 {
-                        total += n;
-                        any_count = true;
-                    }
+                    rowcount.add(r.py(py)?);
                 }
                 continue;
             }
@@ -465,21 +474,15 @@ impl Cursor {
                 let described: Vec<NullType> = null_types.iter().map(|t| t.flatten()).collect();
                 let array = part.len() > 1;
                 let r = py.allow_threads(|| {
-                    stmt.bind_params(ParamBatch::build(part, opts, &described)?)?;
-                    stmt.execute()?;
-                    let n = stmt.row_count().unwrap_or(-1);
-                    // Discard any result sets the statement produced.
-                    stmt.close_cursor();
-                    Ok::<_, fastodbc_core::Error>(n)
+                    stmt.execute_batch(ParamBatch::build(part, opts, &described)?)
                 });
                 messages.extend(message_tuples(&stmt.messages));
                 let n = r.py(py)?;
                 if array && !traits.array_row_count {
                     // psqlODBC counts only the last parameter set of an array: unknown.
-                    unknown_count = true;
-                } else if n >= 0 {
-                    total += n;
-                    any_count = true;
+                    rowcount.unknown = true;
+                } else {
+                    rowcount.add(n);
                 }
             }
         }
@@ -487,11 +490,7 @@ impl Cursor {
             self.conn().shared.txn_dirty.store(true, Ordering::Release);
         }
         st.messages = messages;
-        st.rowcount = if any_count && !unknown_count {
-            total
-        } else {
-            -1
-        };
+        st.rowcount = rowcount.value();
         Ok(())
     }
 
