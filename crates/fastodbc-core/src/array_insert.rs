@@ -125,79 +125,69 @@ impl ArrayInsert {
 /// Appends one array element: `NULL`, or the value's text in double quotes with `"` and `\`
 /// escaped (quoting every element keeps empty strings, spaces, braces and delimiters intact).
 fn write_element(out: &mut String, v: &ParamValue) {
-    let mut scratch = String::new();
-    let text: &str = match v {
+    // Only text and decimals can hold `"` or `\`; every other value is written straight into
+    // `out` (no allocation per value), between quotes.
+    let quoted = |out: &mut String, text: &str| {
+        out.push('"');
+        if text.contains(['"', '\\']) {
+            for ch in text.chars() {
+                if ch == '"' || ch == '\\' {
+                    out.push('\\');
+                }
+                out.push(ch);
+            }
+        } else {
+            out.push_str(text);
+        }
+        out.push('"');
+    };
+    match v {
         ParamValue::Null => {
             out.push_str("NULL");
             return;
         }
-        ParamValue::Text(s) => s,
-        ParamValue::Decimal { text, .. } => text,
+        ParamValue::Text(s) => return quoted(out, s),
+        ParamValue::Decimal { text, .. } => return quoted(out, text),
+        _ => {}
+    }
+    out.push('"');
+    match v {
         // As the driver binds SQL_C_BIT: boolean, integer and text columns all take it.
-        ParamValue::Bool(b) => {
-            if *b {
-                "1"
-            } else {
-                "0"
-            }
-        }
+        ParamValue::Bool(b) => out.push(if *b { '1' } else { '0' }),
         ParamValue::Int(i) => {
-            let _ = write!(scratch, "{i}");
-            &scratch
+            let _ = write!(out, "{i}");
         }
+        ParamValue::Float(f) if f.is_nan() => out.push_str("NaN"),
+        ParamValue::Float(f) if f.is_infinite() => {
+            out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" })
+        }
+        // Display is the shortest text that reads back as the same double.
         ParamValue::Float(f) => {
-            if f.is_nan() {
-                "NaN"
-            } else if f.is_infinite() {
-                if *f > 0.0 {
-                    "Infinity"
-                } else {
-                    "-Infinity"
-                }
-            } else {
-                // Display is the shortest text that reads back as the same double.
-                let _ = write!(scratch, "{f}");
-                &scratch
-            }
+            let _ = write!(out, "{f}");
         }
         ParamValue::Bytes(b) => {
-            // bytea's hex input format.
-            scratch.reserve(2 + b.len() * 2);
-            scratch.push_str("\\x");
+            // bytea's hex input format; its backslash escaped for the array literal.
+            out.reserve(3 + b.len() * 2);
+            out.push_str("\\\\x");
             for byte in b {
-                let _ = write!(scratch, "{byte:02x}");
+                let _ = write!(out, "{byte:02x}");
             }
-            &scratch
         }
         ParamValue::Date(d) => {
-            let _ = write!(scratch, "{:04}-{:02}-{:02}", d.year, d.month, d.day);
-            &scratch
+            let _ = write!(out, "{:04}-{:02}-{:02}", d.year, d.month, d.day);
         }
-        ParamValue::Time(h, m, s, us) => {
-            format_time(&mut scratch, *h, *m, *s, *us);
-            &scratch
-        }
-        ParamValue::Timestamp(t) => {
-            format_timestamp(&mut scratch, t);
-            &scratch
-        }
+        ParamValue::Time(h, m, s, us) => format_time(out, *h, *m, *s, *us),
+        ParamValue::Timestamp(t) => format_timestamp(out, t),
         ParamValue::Guid(g) => {
-            let _ = write!(scratch, "{:08x}-{:04x}-{:04x}-", g.d1, g.d2, g.d3);
+            let _ = write!(out, "{:08x}-{:04x}-{:04x}-", g.d1, g.d2, g.d3);
             for (i, byte) in g.d4.iter().enumerate() {
                 if i == 2 {
-                    scratch.push('-');
+                    out.push('-');
                 }
-                let _ = write!(scratch, "{byte:02x}");
+                let _ = write!(out, "{byte:02x}");
             }
-            &scratch
         }
-    };
-    out.push('"');
-    for ch in text.chars() {
-        if ch == '"' || ch == '\\' {
-            out.push('\\');
-        }
-        out.push(ch);
+        ParamValue::Null | ParamValue::Text(_) | ParamValue::Decimal { .. } => {}
     }
     out.push('"');
 }
