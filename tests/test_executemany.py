@@ -454,6 +454,61 @@ def test_bulk_insert_statements_on_postgresql(backend, cnxn, table):
         cnxn.commit()
 
 
+def _sqlite_prepares(trace: str, t: str) -> list[str]:
+    """The INSERTs into ``t`` that sqliteodbc compiled, from its trace file."""
+    with open(trace, encoding="utf-8") as f:
+        return [line for line in f if line.startswith("-- sqlite3_prepare") and f"INSERT INTO {t} " in line]
+
+
+@pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
+def test_bulk_insert_compiled_once_on_sqlite(backend, connect, table, tmp_path):
+    if backend.name != "sqlite":
+        pytest.skip("sqliteodbc's compile-per-execution is what this works around")
+    t = table(f"id {backend.ddl('int')}, s {backend.ddl('varchar(50)')}")
+    trace = str(tmp_path / "trace.sql")
+    cnxn = connect(f"{backend.connstr}Tracefile={trace};")
+    cur = cnxn.cursor()
+    cur.executemany(f"INSERT INTO {t} VALUES (?, ?)", [(k, str(k)) for k in range(1000)])
+    assert cur.rowcount == 1000
+    prepares = _sqlite_prepares(trace, t)
+    assert len(prepares) == 1 and "WITH fastodbc_compiled_once" in prepares[0]
+    # Below the bulk threshold the statement goes as written: one compile per row.
+    cur.executemany(f"INSERT INTO {t} VALUES (?, ?)", [(k, "x") for k in range(1000, 1010)])
+    assert cur.rowcount == 10
+    assert len(_sqlite_prepares(trace, t)) == 1 + 10
+    cnxn.commit()
+    assert cur.execute(f"SELECT COUNT(*), SUM(id) FROM {t}").fetchone() == (1010, sum(range(1010)))
+
+
+@pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
+def test_bulk_insert_rowcount_counts_rows_stored_on_sqlite(backend, cnxn, table):
+    if backend.name != "sqlite":
+        pytest.skip("ON CONFLICT IGNORE in a column constraint is SQLite's")
+    t = table("id INTEGER PRIMARY KEY ON CONFLICT IGNORE, s TEXT")
+    cur = cnxn.cursor()
+    # 300 rows, 100 distinct keys: the other 200 are ignored and not counted.
+    cur.executemany(f"INSERT INTO {t} VALUES (?, ?)", [(k % 100, str(k)) for k in range(300)])
+    assert cur.rowcount == 100
+    assert cur.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] == 100
+
+
+@pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
+def test_bulk_insert_into_table_with_trigger_on_sqlite(backend, connect, table, tmp_path):
+    if backend.name != "sqlite":
+        pytest.skip("the trigger check is for SQLite's compiled-once INSERT")
+    t = table(f"id {backend.ddl('int')}")
+    log = table("id INTEGER", suffix="_log")
+    trace = str(tmp_path / "trace.sql")
+    cnxn = connect(f"{backend.connstr}Tracefile={trace};")
+    cur = cnxn.cursor()
+    cur.execute(f"CREATE TRIGGER {t}_tr AFTER INSERT ON {t} BEGIN INSERT INTO {log} VALUES (new.id); END")
+    cur.executemany(f"INSERT INTO {t} VALUES (?)", [(k,) for k in range(100)])
+    # The trigger's rows are not the statement's: the count is the plain path's, 100 not 200.
+    assert cur.rowcount == 100
+    assert not any("fastodbc_compiled_once" in p for p in _sqlite_prepares(trace, t))
+    assert cur.execute(f"SELECT COUNT(*) FROM {log}").fetchone()[0] == 100
+
+
 @pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
 def test_bulk_insert_postgresql_type_input(backend, cnxn, table):
     # Values reach each column's own input function: a delimiter other than ',' (box), a bare

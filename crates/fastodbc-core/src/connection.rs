@@ -75,6 +75,10 @@ pub struct DriverTraits {
     /// The server is PostgreSQL: executemany of a single-row INSERT goes as column arrays
     /// (`array_insert`), and the multi-row VALUES rewrite is its fallback.
     pub column_array_inserts: bool,
+    /// The driver compiles an INSERT again for every parameter set, but keeps a statement that
+    /// begins with `WITH` compiled (sqliteodbc): executemany of a single-row INSERT is
+    /// prefixed with an unused CTE (`compiled_insert`).
+    pub compiles_with_once: bool,
     /// Run statements with SQLPrepare + SQLExecute, never SQLExecDirect: psqlODBC sends a
     /// direct statement and its savepoint as one simple-protocol query, so a syntax error there
     /// silently rolls back the whole transaction.
@@ -128,6 +132,7 @@ impl Connection {
                 prepare_always: false,
                 rewrite_batched_inserts: false,
                 column_array_inserts: false,
+                compiles_with_once: false,
                 getdata_in_block: false,
                 getdata_bound: false,
             },
@@ -358,6 +363,7 @@ fn driver_traits(driver_name: &str, getdata_extensions: u32) -> DriverTraits {
         prepare_always: name.starts_with("psqlodbc"),
         rewrite_batched_inserts: name.starts_with("psqlodbc"),
         column_array_inserts: name.starts_with("psqlodbc"),
+        compiles_with_once: name.contains("sqlite3odbc"),
         getdata_bound: getdata_extensions & ffi::SQL_GD_BOUND != 0,
         getdata_in_block: getdata_extensions & (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
             == (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND),

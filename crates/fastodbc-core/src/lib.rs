@@ -4,6 +4,7 @@
 
 pub mod array_insert;
 pub mod block;
+pub mod compiled_insert;
 pub mod connection;
 pub mod diagnostics;
 pub mod ffi;

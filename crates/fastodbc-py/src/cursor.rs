@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use fastodbc_core::array_insert::{self, ArrayInsert};
+use fastodbc_core::compiled_insert;
 use fastodbc_core::params::{split_runs, NullType};
 use fastodbc_core::sqlscan::{count_markers, InsertValues};
 use fastodbc_core::types::text::to_utf16;
@@ -343,13 +344,36 @@ impl Cursor {
         };
         self.apply_timeout(py, st)?;
         let stmt = self.statement(py, st)?;
-        let sql16 = to_utf16(sql);
-        py.allow_threads(|| {
-            stmt.reset();
-            stmt.prepare(&sql16)
-        })
-        .py(py)?;
         let traits = stmt.traits();
+        let few_rows = seq.len().is_ok_and(|n| n < array_insert::MIN_ROWS);
+        // sqliteodbc: compile the INSERT once (see `compiled_insert`); the row count is then
+        // `total_changes()` after minus before.
+        let changes_before = match (traits.compiles_with_once && !few_rows, markers) {
+            (true, Some(m)) => InsertValues::parse(sql)
+                .filter(|s| s.markers == m)
+                .and_then(|s| s.target)
+                .and_then(|target| {
+                    py.allow_threads(|| {
+                        if !compiled_insert::applies(stmt, &target) {
+                            return None;
+                        }
+                        let before = compiled_insert::total_changes(stmt)?;
+                        stmt.reset();
+                        // A SQLite too old for a CTE before INSERT: the plain statement.
+                        let prepared = stmt.prepare(&to_utf16(&compiled_insert::sql(sql)));
+                        prepared.ok().map(|_| before)
+                    })
+                }),
+            _ => None,
+        };
+        if changes_before.is_none() {
+            let sql16 = to_utf16(sql);
+            py.allow_threads(|| {
+                stmt.reset();
+                stmt.prepare(&sql16)
+            })
+            .py(py)?;
+        }
         // Multi-row INSERT rewriting (see `InsertValues`); the driver's type for each marker
         // types the NULLs, since every value is then a parameter of its own.
         let rewrite = match (max_rows > 1 && traits.rewrite_batched_inserts, markers) {
@@ -364,7 +388,6 @@ impl Cursor {
             text: settings.encoding,
             timestamp_as_text: traits.timestamp_as_text,
         };
-        let few_rows = seq.len().is_ok_and(|n| n < array_insert::MIN_ROWS);
         let target = rewrite
             .as_ref()
             .and_then(|shape| shape.target.as_ref().map(|t| (t, shape.markers)))
@@ -489,8 +512,14 @@ impl Cursor {
         if self.conn().in_manual_commit() {
             self.conn().shared.txn_dirty.store(true, Ordering::Release);
         }
+        let rows_changed = match changes_before {
+            Some(before) => py
+                .allow_threads(|| compiled_insert::total_changes(stmt))
+                .map_or(-1, |after| after - before),
+            None => rowcount.value(),
+        };
         st.messages = messages;
-        st.rowcount = rowcount.value();
+        st.rowcount = rows_changed;
         Ok(())
     }
 
