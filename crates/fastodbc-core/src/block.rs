@@ -1,7 +1,7 @@
 //! `RowBlock`: the columnar buffers one `SQLFetch` fills, laid out from a `ResultPlan`.
 
 use crate::ffi;
-use crate::plan::{ColumnPlan, ResultPlan, ValueKind};
+use crate::plan::{ColumnPlan, ResultPlan};
 
 /// Indicator values at or below this mark a value recovered whole after truncation: the
 /// bytes live in `RowBlock::overflow[MARK - ind]`.
@@ -32,10 +32,7 @@ impl ColumnBuffer {
             elem,
             ind: vec![0; rows],
             capacity: elem.saturating_sub(terminator),
-            variable: matches!(
-                plan.kind,
-                ValueKind::Text | ValueKind::Binary | ValueKind::Decimal | ValueKind::Time
-            ),
+            variable: plan.variable(),
         }
     }
 

@@ -109,7 +109,14 @@ pub struct PlanOptions {
     pub sizes_unreliable: bool,
     /// A value truncated in a block can be re-read whole (SQLSetPos + SQLGetData).
     pub recoverable: bool,
+    /// Integer columns are fetched as their text (`DriverTraits::ints_as_text`).
+    pub ints_as_text: bool,
 }
+
+/// Bytes of an integer column fetched as text: `-9223372036854775808` and the terminator,
+/// rounded up to the 8-byte stride. Longer values (text in a dynamically typed column) are
+/// re-read whole like any text.
+const INT_TEXT_BYTES: usize = 24;
 
 /// Budget for one block of bound buffers (data and indicators of all columns). Both Debian
 /// drivers convert UTF-8 to UTF-16 per rowset and slow down sharply past a few MiB of buffers
@@ -208,6 +215,13 @@ impl ColumnPlan {
                 t == ffi::SQL_LONGVARBINARY,
             ),
             ffi::SQL_BIT => (Bool, None, ffi::SQL_C_BIT, 1, false),
+            ffi::SQL_TINYINT | ffi::SQL_SMALLINT | ffi::SQL_INTEGER | ffi::SQL_BIGINT
+                if opts.ints_as_text =>
+            {
+                may_truncate = opts.recoverable;
+                let c = TextCodec::Utf8;
+                (Int, Some(c), ffi::SQL_C_CHAR, INT_TEXT_BYTES, false)
+            }
             ffi::SQL_TINYINT | ffi::SQL_SMALLINT | ffi::SQL_INTEGER | ffi::SQL_BIGINT => {
                 (Int, None, ffi::SQL_C_SBIGINT, 8, false)
             }
@@ -238,7 +252,7 @@ impl ColumnPlan {
         let streamed = long || elem == 0 || elem > MAX_BOUND_ELEMENT;
         // Fixed-size C types are laid out at their own size (drivers ignore the buffer length
         // for them in column-wise arrays); variable ones get 8-byte strides.
-        let fixed = !matches!(kind, Text | Binary | Decimal | Time);
+        let fixed = !is_variable(c_type);
         ColumnPlan {
             desc,
             kind,
@@ -255,6 +269,21 @@ impl ColumnPlan {
             may_truncate: may_truncate && !streamed,
         }
     }
+}
+
+impl ColumnPlan {
+    /// Values have a length of their own (text and binary C types): any of them may be longer
+    /// than the element, and truncation must be checked.
+    pub fn variable(&self) -> bool {
+        is_variable(self.c_type)
+    }
+}
+
+fn is_variable(c_type: i16) -> bool {
+    matches!(
+        c_type,
+        ffi::SQL_C_CHAR | ffi::SQL_C_WCHAR | ffi::SQL_C_BINARY
+    )
 }
 
 fn text_elem(codec: &TextCodec, chars: usize) -> usize {
@@ -358,6 +387,7 @@ mod tests {
         let opts = PlanOptions {
             sizes_unreliable: false,
             recoverable: true,
+            ints_as_text: false,
         };
         let p = ColumnPlan::choose_with(desc(ffi::SQL_WLONGVARCHAR, 8190), &utf8(), opts);
         assert!(!p.streamed);
@@ -375,10 +405,27 @@ mod tests {
         let unreliable = PlanOptions {
             sizes_unreliable: true,
             recoverable: false,
+            ints_as_text: false,
         };
         assert!(ColumnPlan::choose_with(desc(ffi::SQL_BINARY, 255), &utf8(), unreliable).streamed);
         let p = ColumnPlan::choose_with(desc(ffi::SQL_VARCHAR, 10), &utf8(), unreliable);
         assert_eq!(p.elem_bytes, (255 * 4 + 1usize).div_ceil(8) * 8);
+    }
+
+    #[test]
+    fn integers_as_text_are_variable_and_recoverable() {
+        let opts = PlanOptions {
+            sizes_unreliable: true,
+            recoverable: true,
+            ints_as_text: true,
+        };
+        let p = ColumnPlan::choose_with(desc(ffi::SQL_INTEGER, 10), &utf8(), opts);
+        assert_eq!((p.kind, p.c_type), (ValueKind::Int, ffi::SQL_C_CHAR));
+        assert_eq!(p.elem_bytes, INT_TEXT_BYTES);
+        assert!(p.variable() && p.may_truncate && !p.streamed);
+        let p = ColumnPlan::choose(desc(ffi::SQL_BIGINT, 19), &utf8());
+        assert_eq!((p.c_type, p.elem_bytes), (ffi::SQL_C_SBIGINT, 8));
+        assert!(!p.variable());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Fetched values to Python objects: one `Converter` per column, chosen once per result set
 //! from the column plan (and any output converter the user registered for its SQL type).
 
+use fastodbc_core::types::numeric::IntText;
 use fastodbc_core::types::{guid, temporal};
 use fastodbc_core::{Cell, ColumnPlan, TextCodec, ValueKind};
 use pyo3::prelude::*;
@@ -80,6 +81,8 @@ pub enum Converter {
     Binary,
     Bool,
     Int,
+    /// An integer column read as text (`DriverTraits::ints_as_text`).
+    IntText,
     Float,
     Decimal,
     Date,
@@ -103,6 +106,7 @@ impl Converter {
             },
             ValueKind::Binary => Converter::Binary,
             ValueKind::Bool => Converter::Bool,
+            ValueKind::Int if plan.codec.is_some() => Converter::IntText,
             ValueKind::Int => Converter::Int,
             ValueKind::Float => Converter::Float,
             ValueKind::Decimal => Converter::Decimal,
@@ -145,6 +149,14 @@ impl Converter {
                 let v = i64::from_ne_bytes(b[..8].try_into().map_err(|_| bad("integer"))?);
                 v.into_pyobject(py)?.into_any().unbind()
             }
+            Converter::IntText => match IntText::parse(b) {
+                IntText::Int(v) => v.into_pyobject(py)?.into_any().unbind(),
+                IntText::Float(v) => PyFloat::new(py, v).into_any().unbind(),
+                IntText::Text => match text::str_from_utf8(py, b) {
+                    Ok(s) => s?.unbind(),
+                    Err(e) => return Err(decode_error(py, column, "UTF-8", e.offset)),
+                },
+            },
             Converter::Float => {
                 let v = f64::from_ne_bytes(b[..8].try_into().map_err(|_| bad("double"))?);
                 PyFloat::new(py, v).into_any().unbind()

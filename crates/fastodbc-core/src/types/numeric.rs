@@ -1,4 +1,66 @@
-//! Exact numerics: the plain-text form of decimals bound as parameters.
+//! Numerics: the plain-text form of decimals bound as parameters, and integer columns read
+//! from their text.
+
+/// A value of an integer column fetched as text (`DriverTraits::ints_as_text`). SQLite keeps
+/// whatever a column is given: an INTEGER column holds integers, but also REALs its affinity
+/// could not turn into integers (3.7, 1e20) and text that does not look like a number. Each
+/// comes back as what it is, as Python's own `sqlite3` returns it, never cut to an integer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum IntText {
+    Int(i64),
+    /// A REAL: SQLite writes one with a `.` or an exponent (`3.7`, `1.0e+20`), or `Inf`.
+    Float(f64),
+    /// Anything else: the text itself.
+    Text,
+}
+
+impl IntText {
+    /// Reads the driver's text. The integer form is the canonical one SQLite writes
+    /// (`-?(0|[1-9][0-9]*)` within i64); `007` or `+5` can only be stored text, so stay text.
+    #[inline]
+    pub fn parse(b: &[u8]) -> IntText {
+        let (negative, digits) = match b.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            _ => (false, b),
+        };
+        if !digits.is_empty()
+            && digits.len() <= 19
+            && (digits[0] != b'0' || (digits.len() == 1 && !negative))
+        {
+            // 19 digits stay below u64::MAX: no overflow checks per digit, one range check.
+            let mut v: u64 = 0;
+            let mut all_digits = true;
+            let mut chunks = digits.chunks_exact(8);
+            for chunk in &mut chunks {
+                let mut eight = [0u8; 8];
+                eight.copy_from_slice(chunk);
+                match eight_digits(eight) {
+                    Some(x) => v = v.wrapping_mul(100_000_000).wrapping_add(x),
+                    None => all_digits = false,
+                }
+            }
+            for &d in chunks.remainder() {
+                let d = d.wrapping_sub(b'0');
+                all_digits &= d <= 9;
+                v = v.wrapping_mul(10).wrapping_add(d as u64);
+            }
+            if all_digits {
+                if !negative && v <= i64::MAX as u64 {
+                    return IntText::Int(v as i64);
+                }
+                if negative && v <= 1 << 63 {
+                    return IntText::Int((v as i64).wrapping_neg());
+                }
+            }
+        }
+        let real_form =
+            b.iter().any(|&c| matches!(c, b'.' | b'e' | b'E')) || matches!(b, b"Inf" | b"-Inf");
+        match std::str::from_utf8(b).ok().filter(|_| real_form) {
+            Some(s) => s.parse::<f64>().map_or(IntText::Text, IntText::Float),
+            None => IntText::Text,
+        }
+    }
+}
 
 /// Plain decimal text (no exponent) for `sign`, `digits` (ASCII, most significant first) and a
 /// base-10 `exponent`, with its precision and scale: `(-1, "12345", -2)` is `-123.45` (5, 2);
@@ -41,9 +103,80 @@ pub fn plain_decimal(negative: bool, digits: &str, exponent: i32) -> (String, u1
     (out, precision as u16, scale as i16)
 }
 
+/// Eight ASCII digits (most significant first) as their value, in a few word operations
+/// instead of a loop; `None` if any byte is not a digit.
+#[inline]
+fn eight_digits(bytes: [u8; 8]) -> Option<u64> {
+    const NIBBLES: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    let x = u64::from_le_bytes(bytes);
+    // A digit is 0x30..=0x39: high nibble 3, and still 3 after adding 6.
+    let high = x & NIBBLES;
+    let carried = (x.wrapping_add(0x0606_0606_0606_0606) & NIBBLES) >> 4;
+    if high | carried != 0x3333_3333_3333_3333 {
+        return None;
+    }
+    // Pairs, then quads, then the eight: each step merges neighbouring lanes.
+    let v = x - 0x3030_3030_3030_3030;
+    let v = (v.wrapping_mul(10).wrapping_add(v >> 8)) & 0x00FF_00FF_00FF_00FF;
+    let v = (v.wrapping_mul(100).wrapping_add(v >> 16)) & 0x0000_FFFF_0000_FFFF;
+    Some((v.wrapping_mul(10_000).wrapping_add(v >> 32)) & 0xFFFF_FFFF)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn int_text_forms() {
+        use IntText::*;
+        let cases: &[(&[u8], IntText)] = &[
+            (b"0", Int(0)),
+            (b"42", Int(42)),
+            (b"-17", Int(-17)),
+            (b"9223372036854775807", Int(i64::MAX)),
+            (b"-9223372036854775808", Int(i64::MIN)),
+            (b"9223372036854775808", Text),
+            (b"99999999999999999999", Text),
+            (b"3.7", Float(3.7)),
+            (b"1.0e+20", Float(1e20)),
+            (b"-Inf", Float(f64::NEG_INFINITY)),
+            (b"abc", Text),
+            (b"12abc", Text),
+            (b"0x1F", Text),
+            (b"007", Text),
+            (b"-0", Text),
+            (b"+5", Text),
+            (b" 42", Text),
+            (b"", Text),
+            (b"-", Text),
+            (b"1.2.3", Text),
+            (b"e", Text),
+        ];
+        for (text, want) in cases {
+            assert_eq!(
+                IntText::parse(text),
+                *want,
+                "{:?}",
+                String::from_utf8_lossy(text)
+            );
+        }
+        // Every i64 written by Rust (as SQLite writes them) reads back, at every length.
+        let mut v: i64 = 7;
+        for _ in 0..19 {
+            for x in [v, -v, v + 1, -(v - 1)] {
+                assert_eq!(IntText::parse(x.to_string().as_bytes()), Int(x));
+            }
+            v = v.saturating_mul(10).saturating_add(3);
+        }
+        // A non-digit anywhere in an eight-digit chunk, including bytes that carry.
+        for bad in [b'/', b':', b' ', 0xFF, 0xFA, b'\0'] {
+            for at in 0..16 {
+                let mut t = b"1234567890123456".to_vec();
+                t[at] = bad;
+                assert_eq!(IntText::parse(&t), Text, "{t:?}");
+            }
+        }
+    }
 
     #[test]
     fn plain_forms() {
