@@ -188,10 +188,11 @@ def test_int_column_beyond_32_bits(db, backend, roundtrip, value):
         assert exc.value.args[0].startswith("22"), exc.value.args
 
 
-# What an INTEGER column of SQLite can hold besides integers: REALs its affinity could not
-# make integers, and text that does not look like a number. The driver's own integer
-# conversion (strtoll) turns these into 3, None, 12, 31, 1 (as pyodbc returns them).
-SQLITE_INTEGER_COLUMN_VALUES = [
+# What SQLite's INTEGER and REAL columns can hold besides their own type: REALs an INTEGER
+# column's affinity could not make integers, and text that does not look like a number. The
+# driver's own conversions (strtoll, strtod) turn these into 3, None, 12, 31, 1 (as pyodbc
+# returns them).
+SQLITE_NUMBER_COLUMN_VALUES = [
     "3.7",
     "-2.5e-7",
     "1e20",
@@ -199,7 +200,7 @@ SQLITE_INTEGER_COLUMN_VALUES = [
     "'12abc'",
     "'0x1F'",
     "'007'",
-    "'a text value much longer than any integer could be written'",
+    "'a text value much longer than any number could be written'",
     "9223372036854775807",
     "-9223372036854775808",
     "0",
@@ -207,29 +208,33 @@ SQLITE_INTEGER_COLUMN_VALUES = [
 ]
 
 
-@pytest.mark.fastodbc_only(reason="pyodbc returns what the driver's strtoll makes of them")
-@pytest.mark.parametrize("with_text_column", [False, True], ids=["ints_only", "with_text"])
-def test_sqlite_integer_column_returns_what_it_holds(backend, cnxn, table, with_text_column):
+@pytest.mark.fastodbc_only(reason="pyodbc returns what the driver's strtoll / strtod make of them")
+@pytest.mark.parametrize("with_text_column", [False, True], ids=["numbers_only", "with_text"])
+def test_sqlite_number_columns_return_what_they_hold(backend, cnxn, table, with_text_column):
     if backend.name != "sqlite":
         pytest.skip("only SQLite's columns hold values of any type")
     import sqlite3
 
-    t = table("k INTEGER, i INTEGER, b BIGINT, s TEXT")
+    t = table("k INTEGER, i INTEGER, b BIGINT, r REAL, f DOUBLE, s TEXT")
     cur = cnxn.cursor()
-    for k, v in enumerate(SQLITE_INTEGER_COLUMN_VALUES):
-        cur.execute(f"INSERT INTO {t} VALUES ({k}, {v}, {v}, 'x')")
+    for k, v in enumerate(SQLITE_NUMBER_COLUMN_VALUES):
+        cur.execute(f"INSERT INTO {t} VALUES ({k}, {v}, {v}, {v}, {v}, 'x')")
     cnxn.commit()
-    columns = "k, i, b, s" if with_text_column else "k, i, b"
+    columns = "k, i, b, r, f" + (", s" if with_text_column else "")
     sql = f"SELECT {columns} FROM {t} ORDER BY k"
     path = backend.connstr.split("Database=")[1].split(";")[0]
     oracle = sqlite3.connect(path)
-    want = oracle.execute(sql).fetchall()
+    # REALs pass through the driver's text with 15 significant digits (see the README).
+    want = [
+        tuple(backend.float_roundtrip(v) if type(v) is float else v for v in r)
+        for r in oracle.execute(sql).fetchall()
+    ]
     oracle.close()
     got = [tuple(r) for r in cur.execute(sql).fetchall()]
     assert got == want
     assert [type(v) for r in got for v in r] == [type(v) for r in want for v in r]
     assert [tuple(r) for r in cur.execute(sql)] == want
-    assert cur.description[1][1] is int
+    assert [d[1] for d in cur.description[1:5]] == [int, int, float, float]
 
 
 @pytest.mark.parametrize("value", [2**63, 2**64 + 5, -(2**63) - 1, 10**30])

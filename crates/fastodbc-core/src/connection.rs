@@ -79,11 +79,12 @@ pub struct DriverTraits {
     /// begins with `WITH` compiled (sqliteodbc): executemany of a single-row INSERT is
     /// prefixed with an unused CTE (`compiled_insert`).
     pub compiles_with_once: bool,
-    /// The driver turns its integer text into SQL_C_SBIGINT with `strtoll`, silently: a REAL
-    /// 3.7 comes back 3, the text 'abc' NULL, '0x1F' 31 (sqliteodbc, whose columns hold any
-    /// type). Integer columns are fetched as text instead, which the driver also serves faster,
-    /// and the consumer parses it (`types::numeric::IntText`).
-    pub ints_as_text: bool,
+    /// The driver turns its number text into SQL_C_SBIGINT / SQL_C_DOUBLE with `strtoll` /
+    /// `strtod`, silently: a REAL 3.7 in an INTEGER column comes back 3, the text 'abc' NULL,
+    /// '0x1F' 31 (sqliteodbc, whose columns hold any type). Integer and floating-point columns
+    /// are fetched as text instead, which the driver also serves faster, and the consumer
+    /// parses it (`types::numeric::NumberText`).
+    pub numbers_as_text: bool,
     /// Run statements with SQLPrepare + SQLExecute, never SQLExecDirect: psqlODBC sends a
     /// direct statement and its savepoint as one simple-protocol query, so a syntax error there
     /// silently rolls back the whole transaction.
@@ -138,7 +139,7 @@ impl Connection {
                 rewrite_batched_inserts: false,
                 column_array_inserts: false,
                 compiles_with_once: false,
-                ints_as_text: false,
+                numbers_as_text: false,
                 getdata_in_block: false,
                 getdata_bound: false,
             },
@@ -370,7 +371,7 @@ fn driver_traits(driver_name: &str, getdata_extensions: u32) -> DriverTraits {
         rewrite_batched_inserts: name.starts_with("psqlodbc"),
         column_array_inserts: name.starts_with("psqlodbc"),
         compiles_with_once: name.contains("sqlite3odbc"),
-        ints_as_text: name.contains("sqlite3odbc"),
+        numbers_as_text: name.contains("sqlite3odbc"),
         getdata_bound: getdata_extensions & ffi::SQL_GD_BOUND != 0,
         getdata_in_block: getdata_extensions & (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
             == (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND),

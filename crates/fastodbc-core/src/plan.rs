@@ -109,14 +109,16 @@ pub struct PlanOptions {
     pub sizes_unreliable: bool,
     /// A value truncated in a block can be re-read whole (SQLSetPos + SQLGetData).
     pub recoverable: bool,
-    /// Integer columns are fetched as their text (`DriverTraits::ints_as_text`).
-    pub ints_as_text: bool,
+    /// Integer and floating-point columns are fetched as their text
+    /// (`DriverTraits::numbers_as_text`).
+    pub numbers_as_text: bool,
 }
 
-/// Bytes of an integer column fetched as text: `-9223372036854775808` and the terminator,
+/// Bytes of a number column fetched as text: `-9223372036854775808` or a double with 15
+/// significant digits (`-1.23456789012346e+308`, as SQLite writes one) and the terminator,
 /// rounded up to the 8-byte stride. Longer values (text in a dynamically typed column) are
 /// re-read whole like any text.
-const INT_TEXT_BYTES: usize = 24;
+const NUMBER_TEXT_BYTES: usize = 24;
 
 /// Budget for one block of bound buffers (data and indicators of all columns). Both Debian
 /// drivers convert UTF-8 to UTF-16 per rowset and slow down sharply past a few MiB of buffers
@@ -216,11 +218,16 @@ impl ColumnPlan {
             ),
             ffi::SQL_BIT => (Bool, None, ffi::SQL_C_BIT, 1, false),
             ffi::SQL_TINYINT | ffi::SQL_SMALLINT | ffi::SQL_INTEGER | ffi::SQL_BIGINT
-                if opts.ints_as_text =>
+                if opts.numbers_as_text =>
             {
                 may_truncate = opts.recoverable;
                 let c = TextCodec::Utf8;
-                (Int, Some(c), ffi::SQL_C_CHAR, INT_TEXT_BYTES, false)
+                (Int, Some(c), ffi::SQL_C_CHAR, NUMBER_TEXT_BYTES, false)
+            }
+            ffi::SQL_REAL | ffi::SQL_FLOAT | ffi::SQL_DOUBLE if opts.numbers_as_text => {
+                may_truncate = opts.recoverable;
+                let c = TextCodec::Utf8;
+                (Float, Some(c), ffi::SQL_C_CHAR, NUMBER_TEXT_BYTES, false)
             }
             ffi::SQL_TINYINT | ffi::SQL_SMALLINT | ffi::SQL_INTEGER | ffi::SQL_BIGINT => {
                 (Int, None, ffi::SQL_C_SBIGINT, 8, false)
@@ -387,7 +394,7 @@ mod tests {
         let opts = PlanOptions {
             sizes_unreliable: false,
             recoverable: true,
-            ints_as_text: false,
+            numbers_as_text: false,
         };
         let p = ColumnPlan::choose_with(desc(ffi::SQL_WLONGVARCHAR, 8190), &utf8(), opts);
         assert!(!p.streamed);
@@ -405,7 +412,7 @@ mod tests {
         let unreliable = PlanOptions {
             sizes_unreliable: true,
             recoverable: false,
-            ints_as_text: false,
+            numbers_as_text: false,
         };
         assert!(ColumnPlan::choose_with(desc(ffi::SQL_BINARY, 255), &utf8(), unreliable).streamed);
         let p = ColumnPlan::choose_with(desc(ffi::SQL_VARCHAR, 10), &utf8(), unreliable);
@@ -413,16 +420,19 @@ mod tests {
     }
 
     #[test]
-    fn integers_as_text_are_variable_and_recoverable() {
+    fn numbers_as_text_are_variable_and_recoverable() {
         let opts = PlanOptions {
             sizes_unreliable: true,
             recoverable: true,
-            ints_as_text: true,
+            numbers_as_text: true,
         };
         let p = ColumnPlan::choose_with(desc(ffi::SQL_INTEGER, 10), &utf8(), opts);
         assert_eq!((p.kind, p.c_type), (ValueKind::Int, ffi::SQL_C_CHAR));
-        assert_eq!(p.elem_bytes, INT_TEXT_BYTES);
+        assert_eq!(p.elem_bytes, NUMBER_TEXT_BYTES);
         assert!(p.variable() && p.may_truncate && !p.streamed);
+        let p = ColumnPlan::choose_with(desc(ffi::SQL_DOUBLE, 15), &utf8(), opts);
+        assert_eq!((p.kind, p.c_type), (ValueKind::Float, ffi::SQL_C_CHAR));
+        assert!(p.variable() && p.may_truncate);
         let p = ColumnPlan::choose(desc(ffi::SQL_BIGINT, 19), &utf8());
         assert_eq!((p.c_type, p.elem_bytes), (ffi::SQL_C_SBIGINT, 8));
         assert!(!p.variable());

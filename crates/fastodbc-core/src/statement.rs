@@ -444,7 +444,7 @@ impl Statement {
                 PlanOptions {
                     sizes_unreliable: self.traits.sizes_unreliable,
                     recoverable: self.traits.getdata_in_block || self.traits.getdata_bound,
-                    ints_as_text: self.traits.ints_as_text,
+                    numbers_as_text: self.traits.numbers_as_text,
                 },
             ));
         }

@@ -1,7 +1,7 @@
 //! Fetched values to Python objects: one `Converter` per column, chosen once per result set
 //! from the column plan (and any output converter the user registered for its SQL type).
 
-use fastodbc_core::types::numeric::IntText;
+use fastodbc_core::types::numeric::NumberText;
 use fastodbc_core::types::{guid, temporal};
 use fastodbc_core::{Cell, ColumnPlan, TextCodec, ValueKind};
 use pyo3::prelude::*;
@@ -81,9 +81,11 @@ pub enum Converter {
     Binary,
     Bool,
     Int,
-    /// An integer column read as text (`DriverTraits::ints_as_text`).
+    /// An integer column read as text (`DriverTraits::numbers_as_text`).
     IntText,
     Float,
+    /// A floating-point column read as text.
+    FloatText,
     Decimal,
     Date,
     Time,
@@ -108,6 +110,7 @@ impl Converter {
             ValueKind::Bool => Converter::Bool,
             ValueKind::Int if plan.codec.is_some() => Converter::IntText,
             ValueKind::Int => Converter::Int,
+            ValueKind::Float if plan.codec.is_some() => Converter::FloatText,
             ValueKind::Float => Converter::Float,
             ValueKind::Decimal => Converter::Decimal,
             ValueKind::Date => Converter::Date,
@@ -149,14 +152,8 @@ impl Converter {
                 let v = i64::from_ne_bytes(b[..8].try_into().map_err(|_| bad("integer"))?);
                 v.into_pyobject(py)?.into_any().unbind()
             }
-            Converter::IntText => match IntText::parse(b) {
-                IntText::Int(v) => v.into_pyobject(py)?.into_any().unbind(),
-                IntText::Float(v) => PyFloat::new(py, v).into_any().unbind(),
-                IntText::Text => match text::str_from_utf8(py, b) {
-                    Ok(s) => s?.unbind(),
-                    Err(e) => return Err(decode_error(py, column, "UTF-8", e.offset)),
-                },
-            },
+            Converter::IntText => number_object(py, NumberText::integer(b), b, column)?,
+            Converter::FloatText => number_object(py, NumberText::float(b), b, column)?,
             Converter::Float => {
                 let v = f64::from_ne_bytes(b[..8].try_into().map_err(|_| bad("double"))?);
                 PyFloat::new(py, v).into_any().unbind()
@@ -213,6 +210,19 @@ impl Converter {
             Converter::User(f) => f.bind(py).call1((PyBytes::new(py, b),))?.unbind(),
         })
     }
+}
+
+/// A number column's value read from its text: the number, or the text itself.
+#[inline]
+fn number_object(py: Python<'_>, n: NumberText, b: &[u8], column: &str) -> PyResult<PyObject> {
+    Ok(match n {
+        NumberText::Int(v) => v.into_pyobject(py)?.into_any().unbind(),
+        NumberText::Float(v) => PyFloat::new(py, v).into_any().unbind(),
+        NumberText::Text => match text::str_from_utf8(py, b) {
+            Ok(s) => s?.unbind(),
+            Err(e) => return Err(decode_error(py, column, "UTF-8", e.offset)),
+        },
+    })
 }
 
 fn decode_error(py: Python<'_>, column: &str, encoding: &'static str, offset: usize) -> PyErr {

@@ -1,12 +1,13 @@
-//! Numerics: the plain-text form of decimals bound as parameters, and integer columns read
+//! Numerics: the plain-text form of decimals bound as parameters, and number columns read
 //! from their text.
 
-/// A value of an integer column fetched as text (`DriverTraits::ints_as_text`). SQLite keeps
+/// A value of a number column fetched as text (`DriverTraits::numbers_as_text`). SQLite keeps
 /// whatever a column is given: an INTEGER column holds integers, but also REALs its affinity
-/// could not turn into integers (3.7, 1e20) and text that does not look like a number. Each
-/// comes back as what it is, as Python's own `sqlite3` returns it, never cut to an integer.
+/// could not turn into integers (3.7, 1e20), and any column can hold text that does not look
+/// like a number. Each comes back as what it is, as Python's own `sqlite3` returns it, never
+/// cut to a number or dropped to NULL.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum IntText {
+pub enum NumberText {
     Int(i64),
     /// A REAL: SQLite writes one with a `.` or an exponent (`3.7`, `1.0e+20`), or `Inf`.
     Float(f64),
@@ -14,11 +15,12 @@ pub enum IntText {
     Text,
 }
 
-impl IntText {
-    /// Reads the driver's text. The integer form is the canonical one SQLite writes
-    /// (`-?(0|[1-9][0-9]*)` within i64); `007` or `+5` can only be stored text, so stay text.
+impl NumberText {
+    /// Reads the text of an integer column. The integer form is the canonical one SQLite
+    /// writes (`-?(0|[1-9][0-9]*)` within i64); `007` or `+5` can only be stored text, so stay
+    /// text.
     #[inline]
-    pub fn parse(b: &[u8]) -> IntText {
+    pub fn integer(b: &[u8]) -> NumberText {
         let (negative, digits) = match b.split_first() {
             Some((b'-', rest)) => (true, rest),
             _ => (false, b),
@@ -46,18 +48,32 @@ impl IntText {
             }
             if all_digits {
                 if !negative && v <= i64::MAX as u64 {
-                    return IntText::Int(v as i64);
+                    return NumberText::Int(v as i64);
                 }
                 if negative && v <= 1 << 63 {
-                    return IntText::Int((v as i64).wrapping_neg());
+                    return NumberText::Int((v as i64).wrapping_neg());
                 }
             }
         }
         let real_form =
             b.iter().any(|&c| matches!(c, b'.' | b'e' | b'E')) || matches!(b, b"Inf" | b"-Inf");
         match std::str::from_utf8(b).ok().filter(|_| real_form) {
-            Some(s) => s.parse::<f64>().map_or(IntText::Text, IntText::Float),
-            None => IntText::Text,
+            Some(s) => s.parse::<f64>().map_or(NumberText::Text, NumberText::Float),
+            None => NumberText::Text,
+        }
+    }
+
+    /// Reads the text of a floating-point column: the whole text as a double (the number the
+    /// driver's `strtod` would have read, correctly rounded), else the text itself, where the
+    /// driver would have returned NULL or the number at the start of it.
+    #[inline]
+    pub fn float(b: &[u8]) -> NumberText {
+        match std::str::from_utf8(b)
+            .ok()
+            .and_then(|s| s.parse::<f64>().ok())
+        {
+            Some(v) => NumberText::Float(v),
+            None => NumberText::Text,
         }
     }
 }
@@ -128,8 +144,8 @@ mod tests {
 
     #[test]
     fn int_text_forms() {
-        use IntText::*;
-        let cases: &[(&[u8], IntText)] = &[
+        use NumberText::*;
+        let cases: &[(&[u8], NumberText)] = &[
             (b"0", Int(0)),
             (b"42", Int(42)),
             (b"-17", Int(-17)),
@@ -154,7 +170,7 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(
-                IntText::parse(text),
+                NumberText::integer(text),
                 *want,
                 "{:?}",
                 String::from_utf8_lossy(text)
@@ -164,7 +180,7 @@ mod tests {
         let mut v: i64 = 7;
         for _ in 0..19 {
             for x in [v, -v, v + 1, -(v - 1)] {
-                assert_eq!(IntText::parse(x.to_string().as_bytes()), Int(x));
+                assert_eq!(NumberText::integer(x.to_string().as_bytes()), Int(x));
             }
             v = v.saturating_mul(10).saturating_add(3);
         }
@@ -173,8 +189,39 @@ mod tests {
             for at in 0..16 {
                 let mut t = b"1234567890123456".to_vec();
                 t[at] = bad;
-                assert_eq!(IntText::parse(&t), Text, "{t:?}");
+                assert_eq!(NumberText::integer(&t), Text, "{t:?}");
             }
+        }
+    }
+
+    #[test]
+    fn float_column_text() {
+        use NumberText::*;
+        for v in [
+            0.1,
+            -1e300,
+            5e-324,
+            1.7976931348623157e308,
+            123456789.125,
+            -0.0,
+            3.0,
+        ] {
+            assert_eq!(NumberText::float(format!("{v:e}").as_bytes()), Float(v));
+            assert_eq!(NumberText::float(v.to_string().as_bytes()), Float(v));
+        }
+        assert_eq!(NumberText::float(b"1.0e+20"), Float(1e20));
+        assert_eq!(NumberText::float(b"42"), Float(42.0));
+        assert_eq!(NumberText::float(b"Inf"), Float(f64::INFINITY));
+        for text in [
+            &b"abc"[..],
+            b"12abc",
+            b"",
+            b" 1.5",
+            b"1.5 ",
+            b"0x1p3",
+            b"\xff",
+        ] {
+            assert_eq!(NumberText::float(text), Text, "{text:?}");
         }
     }
 
