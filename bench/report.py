@@ -360,6 +360,8 @@ def codec_table(results: dict) -> str:
             f"{r['cpython_utf8']:.0f}",
             f"{r['speedup_utf8']:.2f}x",
             f"{r['alloc_fastodbc_utf16']:.2f} / {r['alloc_fastodbc_utf8']:.2f}",
+            f"{r['direct_fastodbc_utf16']:.0f} / {r['direct_cpython_utf16']:.0f} = {r['direct_speedup_utf16']:.2f}x",
+            f"{r['direct_fastodbc_utf8']:.0f} / {r['direct_cpython_utf8']:.0f} = {r['direct_speedup_utf8']:.2f}x",
         ]
         for name, r in cp.items()
     ]
@@ -373,6 +375,8 @@ def codec_table(results: dict) -> str:
         "CPython `decode('utf-8')` ns",
         "speedup",
         "blocks kept / value (16 / 8)",
+        "direct utf16: fastodbc / CPython ns",
+        "direct utf8: fastodbc / CPython ns",
     ]
     return table(head, rows)
 
@@ -482,12 +486,24 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
                 "met" if not slow else "not met",
             )
         )
-        long_ = [(k, cp[k]["speedup_utf16"]) for k in ("ascii128", "ascii2048") if k in cp]
+        keys = [k for k in ("ascii128", "ascii2048") if k in cp]
+        called = [cp[k]["speedup_utf16"] for k in keys]
+        direct = [cp[k].get("direct_speedup_utf16", 0.0) for k in keys]
+        verdict = (
+            "met"
+            if all(x >= 3 for x in called)
+            else "met for the decoder (direct); not through a Python call per value"
+            if direct and all(x >= 3 for x in direct)
+            else "not met"
+        )
         out.append(
             (
                 "UTF-16 ≥ 3x CPython on long (128) and very long (2,048) ASCII",
-                ", ".join(f"{k} {x:.2f}x" for k, x in long_),
-                "met" if all(x >= 3 for _, x in long_) else "not met",
+                "Python call: "
+                + ", ".join(f"{k} {x:.2f}x" for k, x in zip(keys, called))
+                + "; direct (decoder alone): "
+                + ", ".join(f"{k} {x:.2f}x" for k, x in zip(keys, direct)),
+                verdict,
             )
         )
         allocs = [r["alloc_fastodbc_utf16"] for r in cp.values()] + [r["alloc_fastodbc_utf8"] for r in cp.values()]

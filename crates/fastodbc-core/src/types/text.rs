@@ -49,7 +49,7 @@ fn is_surrogate(u: u16) -> bool {
 pub fn utf16_shape(units: &[u16]) -> Result<TextShape, InvalidText> {
     // One OR over all units decides ASCII and Latin-1; only wider text pays for the
     // surrogate scan.
-    let or = units.iter().fold(0u16, |acc, &u| acc | u);
+    let or = units_or(units);
     if or < 0x80 {
         return Ok(TextShape {
             kind: TextKind::Ascii,
@@ -90,8 +90,73 @@ pub fn utf16_shape(units: &[u16]) -> Result<TextShape, InvalidText> {
     })
 }
 
-/// Copies ASCII or Latin-1 UTF-16 into one byte per character.
+/// Units from which the AVX2 versions of the ASCII / Latin-1 passes pay off: below it the
+/// SSE2 loop is as fast and the feature check would be overhead.
+const WIDE_SIMD_UNITS: usize = 64;
+
+/// Whether this CPU has AVX2 (std caches the answer: one load after the first call).
+#[inline]
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The OR of all units. Long inputs go through a copy of the loop compiled for AVX2 (twice
+/// the units per instruction) when the CPU has it; short ones keep the inlined SSE2 loop.
+#[inline]
+fn units_or(units: &[u16]) -> u16 {
+    if units.len() >= WIDE_SIMD_UNITS {
+        return units_or_wide(units);
+    }
+    units.iter().fold(0u16, |acc, &u| acc | u)
+}
+
+#[inline(never)]
+fn units_or_wide(units: &[u16]) -> u16 {
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn fold_avx2(units: &[u16]) -> u16 {
+        units.iter().fold(0u16, |acc, &u| acc | u)
+    }
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU supports AVX2, the only requirement of `fold_avx2`.
+        return unsafe { fold_avx2(units) };
+    }
+    units.iter().fold(0u16, |acc, &u| acc | u)
+}
+
+/// Copies ASCII or Latin-1 UTF-16 into one byte per character (long inputs as `units_or`).
 pub fn utf16_write_ucs1(units: &[u16], out: &mut [u8]) {
+    if units.len() >= WIDE_SIMD_UNITS {
+        return write_ucs1_wide(units, out);
+    }
+    for (o, &u) in out.iter_mut().zip(units) {
+        *o = u as u8;
+    }
+}
+
+#[inline(never)]
+fn write_ucs1_wide(units: &[u16], out: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn narrow_avx2(units: &[u16], out: &mut [u8]) {
+        for (o, &u) in out.iter_mut().zip(units) {
+            *o = u as u8;
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU supports AVX2, the only requirement of `narrow_avx2`.
+        unsafe { narrow_avx2(units, out) };
+        return;
+    }
     for (o, &u) in out.iter_mut().zip(units) {
         *o = u as u8;
     }
