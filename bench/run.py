@@ -479,8 +479,9 @@ def write_results(results: dict, args: argparse.Namespace) -> None:
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     name = f"{stamp}-{args.scale}{'-' + args.tag if args.tag else ''}"
     results["meta"]["results_file"] = f"bench/results/{name}.json"
-    md = report.render(results)
+    # The measurements first: a report that fails to render must not cost the run.
     (RESULTS / f"{name}.json").write_text(json.dumps(results, indent=1, default=str) + "\n")
+    md = report.render(results)
     (RESULTS / f"{name}.md").write_text(md)
     shutil.copyfile(RESULTS / f"{name}.json", RESULTS / "latest.json")
     shutil.copyfile(RESULTS / f"{name}.md", RESULTS / "latest.md")
