@@ -60,6 +60,7 @@ pub enum Cell<'a> {
     Value(&'a [u8]),
 }
 
+#[derive(Default)]
 pub struct RowBlock {
     pub bound: Vec<ColumnBuffer>,
     /// One-row buffers the driver fills when the plan fetches row at a time; each row is then

@@ -460,7 +460,7 @@ impl Statement {
         }
         // Buffers are allocated and bound at the first fetch: a caller that only reads the
         // description (or executes and moves on) costs the driver no bindings.
-        let block = RowBlock::new(&plan, 0);
+        let block = RowBlock::default();
         self.result = Some(ResultSet {
             plan,
             block,
@@ -476,11 +476,9 @@ impl Statement {
         let Some(rs) = self.result.as_mut() else {
             return Ok(());
         };
-        let first_rows = if rs.plan.row_at_a_time {
-            rs.plan.block_rows
-        } else {
-            rs.plan.block_rows.min(FIRST_ROWSET)
-        };
+        // Small first, grown when the result turns out longer: `SELECT 1` must not allocate
+        // and clear a block of thousands of rows.
+        let first_rows = rs.plan.block_rows.min(FIRST_ROWSET);
         rs.block = RowBlock::new(&rs.plan, first_rows);
         let driver_rows = if rs.plan.row_at_a_time { 1 } else { first_rows };
         rs.rowset = driver_rows;
@@ -610,7 +608,13 @@ impl Statement {
         let Some(rs) = self.result.as_mut() else {
             return Ok(0);
         };
-        let capacity = rs.plan.block_rows;
+        let full = rs.block.rows > 0 && rs.block.rows == rs.block.capacity_rows;
+        if full && rs.block.capacity_rows < rs.plan.block_rows {
+            // The result is longer than a first glance: grow the block, as fetch_rowset does.
+            let grown = (rs.block.capacity_rows * 8).min(rs.plan.block_rows);
+            rs.block.resize(&rs.plan, grown);
+        }
+        let capacity = rs.block.capacity_rows;
         let bound = rs.plan.bound;
         for values in rs.block.streamed.iter_mut() {
             values.clear();
