@@ -172,3 +172,14 @@ def test_utf8_matches_cpython(native, data):
 def test_utf8_each_piece(native, piece):
     for data in (piece, b"x" + piece, piece + b"y", b"z" * 40 + piece + b"z" * 40):
         agrees(native.decode_utf8, data, "utf-8")
+
+
+def test_decode_loop_ns_times_both_decoders(native):
+    ours, cpython = native.decode_loop_ns("héllo wörld".encode("utf-16-le"), "utf-16-le", 50)
+    assert ours > 0 and cpython > 0
+    ours, cpython = native.decode_loop_ns("héllo".encode(), "utf-8", 50)
+    assert ours > 0 and cpython > 0
+    with pytest.raises(ValueError):
+        native.decode_loop_ns(b"abc", "latin-1", 10)
+    with pytest.raises(ValueError):
+        native.decode_loop_ns(b"\xff\xfe\xfd", "utf-8", 10)
