@@ -117,6 +117,9 @@ fn units_or(units: &[u16]) -> u16 {
     units.iter().fold(0u16, |acc, &u| acc | u)
 }
 
+// Out of line and marked cold so the short path stays compact where it is inlined; one call
+// is nothing against 64 units or more.
+#[cold]
 #[inline(never)]
 fn units_or_wide(units: &[u16]) -> u16 {
     #[cfg(target_arch = "x86_64")]
@@ -142,6 +145,8 @@ pub fn utf16_write_ucs1(units: &[u16], out: &mut [u8]) {
     }
 }
 
+// Out of line and cold, as `units_or_wide`.
+#[cold]
 #[inline(never)]
 fn write_ucs1_wide(units: &[u16], out: &mut [u8]) {
     #[cfg(target_arch = "x86_64")]
