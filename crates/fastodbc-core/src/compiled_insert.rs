@@ -17,7 +17,7 @@
 //! `total_changes()` after the rows minus before. That counts rows written by triggers as well,
 //! so the rewrite is used only on tables without triggers (`triggers_sql`).
 
-use crate::sqlscan::InsertTarget;
+use crate::sqlscan::{name_parts, quoted_identifier, InsertTarget};
 use crate::statement::Statement;
 use crate::types::text::to_utf16;
 
@@ -35,33 +35,16 @@ pub fn sql(insert: &str) -> String {
     format!("{PREFIX}{}", insert.trim_start())
 }
 
-/// How SQLite names an identifier as written: `"x"`, `[x]` and `` `x` `` are quoted forms
-/// (with `""` and ``` `` ``` undoubled); unquoted names are kept as written, since SQLite
-/// compares them without regard to ASCII case.
-pub fn sqlite_identifier_name(written: &str) -> String {
-    let unquote = |open: char, close: char| {
-        written
-            .strip_prefix(open)
-            .and_then(|s| s.strip_suffix(close))
-    };
-    if let Some(inner) = unquote('"', '"') {
-        inner.replace("\"\"", "\"")
-    } else if let Some(inner) = unquote('`', '`') {
-        inner.replace("``", "`")
-    } else if let Some(inner) = unquote('[', ']') {
-        inner.to_string()
-    } else {
-        written.to_string()
-    }
-}
-
 /// A query counting the triggers of tables named like the INSERT's target in any of
 /// `schemas` (a same-named table in another schema counts too: the check errs towards the
 /// plain path). `None` when the target's name can't be taken apart.
 pub fn triggers_sql(target: &InsertTarget, schemas: &[String]) -> Option<String> {
-    // The table name is the last dotted part; dots inside quotes are part of a name.
-    let name = split_qualified(&target.table).pop()?;
-    let name = sqlite_identifier_name(name).replace('\'', "''");
+    // The table name is the last dotted part; SQLite keeps an unquoted name as written and
+    // compares it without regard to ASCII case (hence COLLATE NOCASE below).
+    let written = *name_parts(&target.table)?.last()?;
+    let name = quoted_identifier(written)
+        .unwrap_or_else(|| written.to_string())
+        .replace('\'', "''");
     let mut parts: Vec<String> = schemas
         .iter()
         .map(|s| {
@@ -81,27 +64,6 @@ pub fn triggers_sql(target: &InsertTarget, schemas: &[String]) -> Option<String>
         "SELECT count(*) FROM ({}) WHERE tbl_name = '{name}' COLLATE NOCASE",
         parts.join(" UNION ALL ")
     ))
-}
-
-/// `a.b."c.d"` → `["a", "b", "\"c.d\""]`.
-fn split_qualified(name: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let mut start = 0;
-    let mut quote: Option<u8> = None;
-    for (i, c) in name.bytes().enumerate() {
-        match (quote, c) {
-            (None, b'"') | (None, b'`') => quote = Some(c),
-            (None, b'[') => quote = Some(b']'),
-            (Some(q), c) if c == q => quote = None,
-            (None, b'.') => {
-                parts.push(&name[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&name[start..]);
-    parts
 }
 
 /// Runs a query returning one integer in its first row and column.
@@ -142,21 +104,6 @@ mod tests {
             table: table.into(),
             columns: None,
         }
-    }
-
-    #[test]
-    fn identifier_forms() {
-        assert_eq!(sqlite_identifier_name("Plain"), "Plain");
-        assert_eq!(sqlite_identifier_name("\"a\"\"b\""), "a\"b");
-        assert_eq!(sqlite_identifier_name("`a``b`"), "a`b");
-        assert_eq!(sqlite_identifier_name("[a b]"), "a b");
-    }
-
-    #[test]
-    fn qualified_names_split_outside_quotes() {
-        assert_eq!(split_qualified("t"), vec!["t"]);
-        assert_eq!(split_qualified("main.t"), vec!["main", "t"]);
-        assert_eq!(split_qualified("\"a.b\".[c.d]"), vec!["\"a.b\"", "[c.d]"]);
     }
 
     #[test]

@@ -412,7 +412,7 @@ mod tests {
         let unreliable = PlanOptions {
             sizes_unreliable: true,
             recoverable: false,
-            numbers_as_text: false,
+            ..opts
         };
         assert!(ColumnPlan::choose_with(desc(ffi::SQL_BINARY, 255), &utf8(), unreliable).streamed);
         let p = ColumnPlan::choose_with(desc(ffi::SQL_VARCHAR, 10), &utf8(), unreliable);

@@ -97,9 +97,28 @@ impl InsertTarget {
 /// How PostgreSQL names an identifier as written: unquoted ones fold to lower case (ASCII
 /// letters only, as the server does in UTF-8), quoted ones keep their case with `""` undoubled.
 pub fn pg_identifier_name(written: &str) -> String {
-    match written.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
-        Some(inner) => inner.replace("\"\"", "\""),
-        None => written.to_ascii_lowercase(),
+    quoted_identifier(written).unwrap_or_else(|| written.to_ascii_lowercase())
+}
+
+/// The name inside a `"quoted"` identifier, `""` undoubled; `None` if it isn't quoted.
+pub fn quoted_identifier(written: &str) -> Option<String> {
+    let inner = written.strip_prefix('"')?.strip_suffix('"')?;
+    Some(inner.replace("\"\"", "\""))
+}
+
+/// The identifiers of a name as `InsertTarget` keeps it (`schema."t.x"` → `schema`, `"t.x"`),
+/// quotes kept. `None` if it is not a plain dotted name.
+pub fn name_parts(qualified: &str) -> Option<Vec<&str>> {
+    let mut parts = Vec::new();
+    let mut rest = qualified;
+    loop {
+        let (part, after) = identifier(rest)?;
+        parts.push(part);
+        match after.strip_prefix('.') {
+            Some(next) => rest = next,
+            None if after.is_empty() => return Some(parts),
+            None => return None,
+        }
     }
 }
 
@@ -244,7 +263,10 @@ fn is_word(c: u8) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{count_markers, pg_identifier_name, InsertTarget, InsertValues};
+    use super::{
+        count_markers, name_parts, pg_identifier_name, quoted_identifier, InsertTarget,
+        InsertValues,
+    };
 
     #[test]
     fn reads_the_insert_target() {
@@ -274,6 +296,11 @@ mod tests {
         }
         assert_eq!(pg_identifier_name("MyCol"), "mycol");
         assert_eq!(pg_identifier_name("\"My\"\"Col\""), "My\"Col");
+        assert_eq!(quoted_identifier("Plain"), None);
+        assert_eq!(quoted_identifier("\"a\"\"b\"").as_deref(), Some("a\"b"));
+        assert_eq!(name_parts("s.\"a.b\".t"), Some(vec!["s", "\"a.b\"", "t"]));
+        assert_eq!(name_parts("t"), Some(vec!["t"]));
+        assert_eq!(name_parts("t."), None);
     }
 
     #[test]

@@ -114,6 +114,11 @@ fn units_or(units: &[u16]) -> u16 {
     if units.len() >= WIDE_SIMD_UNITS {
         return units_or_wide(units);
     }
+    or_all(units)
+}
+
+#[inline(always)]
+fn or_all(units: &[u16]) -> u16 {
     units.iter().fold(0u16, |acc, &u| acc | u)
 }
 
@@ -124,15 +129,15 @@ fn units_or(units: &[u16]) -> u16 {
 fn units_or_wide(units: &[u16]) -> u16 {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn fold_avx2(units: &[u16]) -> u16 {
-        units.iter().fold(0u16, |acc, &u| acc | u)
+    fn or_all_avx2(units: &[u16]) -> u16 {
+        or_all(units)
     }
     #[cfg(target_arch = "x86_64")]
     if has_avx2() {
-        // SAFETY: the CPU supports AVX2, the only requirement of `fold_avx2`.
-        return unsafe { fold_avx2(units) };
+        // SAFETY: the CPU supports AVX2, the only requirement of `or_all_avx2`.
+        return unsafe { or_all_avx2(units) };
     }
-    units.iter().fold(0u16, |acc, &u| acc | u)
+    or_all(units)
 }
 
 /// Copies ASCII or Latin-1 UTF-16 into one byte per character (long inputs as `units_or`).
@@ -140,6 +145,11 @@ pub fn utf16_write_ucs1(units: &[u16], out: &mut [u8]) {
     if units.len() >= WIDE_SIMD_UNITS {
         return write_ucs1_wide(units, out);
     }
+    narrow(units, out)
+}
+
+#[inline(always)]
+fn narrow(units: &[u16], out: &mut [u8]) {
     for (o, &u) in out.iter_mut().zip(units) {
         *o = u as u8;
     }
@@ -152,9 +162,7 @@ fn write_ucs1_wide(units: &[u16], out: &mut [u8]) {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn narrow_avx2(units: &[u16], out: &mut [u8]) {
-        for (o, &u) in out.iter_mut().zip(units) {
-            *o = u as u8;
-        }
+        narrow(units, out)
     }
     #[cfg(target_arch = "x86_64")]
     if has_avx2() {
@@ -162,9 +170,7 @@ fn write_ucs1_wide(units: &[u16], out: &mut [u8]) {
         unsafe { narrow_avx2(units, out) };
         return;
     }
-    for (o, &u) in out.iter_mut().zip(units) {
-        *o = u as u8;
-    }
+    narrow(units, out)
 }
 
 /// Copies surrogate-free UTF-16: it already is UCS-2.
