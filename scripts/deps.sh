@@ -17,9 +17,15 @@ done
 if ((${#missing[@]})); then
     echo "deps: installing ${missing[*]}"
     SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    export DEBIAN_FRONTEND=noninteractive
-    $SUDO apt-get update -qq
-    $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    # The drivers' postinst scripts register them with odbcinst, which writes where ODBCSYSINI
+    # points: the Makefile exports the project's build/odbc, absent on a fresh clone, and the
+    # registration then fails ("Unable to find component name"), failing the install. The
+    # system registry is the right target for the packages' own scripts.
+    APT=($SUDO env -u ODBCSYSINI -u ODBCINI DEBIAN_FRONTEND=noninteractive)
+    # A package left half-configured by an earlier failed run is finished first.
+    "${APT[@]}" dpkg --configure -a
+    "${APT[@]}" apt-get update -qq
+    "${APT[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 # Rust: rustup installs into ~/.cargo, which a non-login shell may not have on PATH.
