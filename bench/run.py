@@ -54,7 +54,10 @@ WORKER_TIMEOUT = 900
 CONFIG: dict[str, dict[str, Any]] = {
     "full": {
         "reps": 3,
-        "floor_rowsets": (64, 1024, 10_000),
+        # 1: one row per SQLFetch. On SQLite every variant fetches row by row (fastodbc's plans
+        # there must be able to re-read any value) and the number sets the block the rows are
+        # assembled into: the smallest block is the fastest, so it must be among the variants.
+        "floor_rowsets": (1, 64, 1024, 10_000),
         "inner": {
             "sqlite": {"small": 20, "select1": 3000, "connect": 200, "describe": 2000},
             "postgresql": {"small": 20, "select1": 500, "connect": 30, "describe": 300},
@@ -63,7 +66,7 @@ CONFIG: dict[str, dict[str, Any]] = {
     },
     "quick": {
         "reps": 3,
-        "floor_rowsets": (1024,),
+        "floor_rowsets": (1, 1024),
         "inner": {
             "sqlite": {"small": 5, "select1": 1000, "connect": 50, "describe": 500},
             "postgresql": {"small": 5, "select1": 200, "connect": 10, "describe": 100},
@@ -157,7 +160,9 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
                     cfg["floor_rowsets"] if key != "blob1" else tuple(r for r in cfg["floor_rowsets"] if r <= 1024)
                 )
                 floor_peers = [{"peer": "floor", "text": t, "rowset": r} for t in texts for r in rowsets]
-            case("fetchall", key, peers("fastodbc", "pyodbc", "arrow-odbc", native) + floor_peers)
+            # CPython's own cost of the rows: measured where a strict bound exists (integers).
+            objects = peers("objects") if floor and key == "int10" else []
+            case("fetchall", key, peers("fastodbc", "pyodbc", "arrow-odbc", native) + floor_peers + objects)
             # iter and fetchmany serve fastodbc's own targets (vs its fetchall, vs pyodbc): the
             # reference clients and arrow-odbc are compared on fetchall only, to fit the time budget.
             case("iter", key, peers("fastodbc", "pyodbc"))
@@ -293,6 +298,9 @@ SHORT_REPS = 7
 
 def case_reps(case: dict, reps: int) -> int:
     short = case["op"] in SHORT_OPS or case["dataset"] in SHORT_DATASETS
+    # SQLite's insert takes ~1 s a peer and its ratio sits near the 2x target, where 3-rep
+    # medians moved by 20% between runs; PostgreSQL's (pyodbc's ~20 s a rep) keeps the default.
+    short = short or (case["op"] == "insert" and case["backend"] == "sqlite")
     return max(reps, SHORT_REPS) if short else reps
 
 
@@ -306,16 +314,35 @@ def run_json_script(script: str) -> dict:
             return {"error": (proc.stderr or proc.stdout)[-500:]}
 
 
+def dump_objects(case: dict) -> dict | None:
+    """Has a worker write the rows fastodbc returns for the case (untimed) for the "objects"
+    peer (bench/worker.py: the Python object floor); returns an error result if it failed."""
+    path = datasets.DATA_DIR / "objects.bin"
+    case["objects_path"] = str(path)
+    r = run_worker(dict(case, op="dump-objects"), {"peer": "objects"})
+    if r.get("error") or r.get("rows") != case.get("expected_rows"):
+        return {"error": r.get("error") or f"dumped {r.get('rows')} rows"}
+    return None
+
+
 def run_cases(cases: list[dict], reps: int, results: dict) -> None:
     for case in cases:
         labels = [peer_label(p) for p in case["peers"]]
         raw: dict[str, list[dict]] = {lb: [] for lb in labels}
         t0 = time.perf_counter()
+        dump_error = dump_objects(case) if "objects" in labels else None
         for rep in range(case_reps(case, reps)):
             order = case["peers"][rep % len(case["peers"]) :] + case["peers"][: rep % len(case["peers"])]
             for p in order:
-                r = run_floor(case, p) if p["peer"] == "floor" else run_worker(case, p)
+                if p["peer"] == "floor":
+                    r = run_floor(case, p)
+                elif p["peer"] == "objects" and dump_error:
+                    r = dump_error
+                else:
+                    r = run_worker(case, p)
                 raw[peer_label(p)].append(r)
+        if "objects_path" in case:
+            Path(case.pop("objects_path")).unlink(missing_ok=True)
         summary = {lb: summarise(case, lb, raw[lb]) for lb in labels}
         entry = {k: v for k, v in case.items() if k not in ("cs", "pg_dsn", "peers")}
         entry["peers"] = labels

@@ -4,6 +4,11 @@
 //! fastodbc uses), touching no value and creating no Python object. Whatever a Python client
 //! spends beyond this is the client's own cost.
 //!
+//! `--rowset-rows N` is the driver's rowset where the plan fetches blocks. Where it fetches one
+//! row per `SQLFetch` (SQLite: its declared sizes are not limits, so any value may need
+//! re-reading on its row), N only sizes the block the rows are assembled into (N MiB, at most
+//! 4,096 rows), and a small block is the faster one.
+//!
 //! Usage: odbc-floor --connect CS --sql SQL [--text narrow|wide] [--rowset-rows N] [--repeat K]
 //! Prints one JSON line: {"rows": N, "seconds": [..], "text": "...", "rowset_rows": N}
 
