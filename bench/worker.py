@@ -228,10 +228,12 @@ def arrow_insert_table(rows: list[tuple]) -> Any:
 # rows a fetchall returns (the same list of tuples of the same ints), with no database and no
 # ODBC. run.py has a worker dump the rows fastodbc fetched as packed int64s (untimed, its own
 # process); the timed "objects" measurement, in a fresh process like every peer, rebuilds them
-# with struct.iter_unpack: a C loop that does nothing but PyLong_FromLongLong, PyTuple_New and
-# list append, and pays the same page faults for the new heap as a client. No client returning
-# these rows can spend less. (Other types have no such C path: pickle.loads rebuilds Decimals
-# and datetimes through its generic reduce machinery, slower than fastodbc's whole fetch.)
+# with fastodbc._native.int_rows: one PyLong_FromLongLong a value, one tuple a row (out of the
+# cyclic GC, as fetched rows are), one pre-sized list, and the new heap's page faults - the
+# work every client returning these rows must do, and nothing else. (stdlib struct.iter_unpack
+# costs ~1.8x its instructions: a format dispatch per value, and GC passes over its tracked
+# tuples; pickle.loads of other types rebuilds Decimals and datetimes through its generic
+# reduce path, slower than fastodbc's whole fetch. Neither bounds anything.)
 
 STRUCT_MAGIC = b"int64 rows\n"
 
@@ -259,16 +261,18 @@ def dump_objects(spec: dict[str, Any]) -> int:
 def load_objects(spec: dict[str, Any]) -> Callable[[], int]:
     import struct
 
+    from fastodbc import _native
+
     with open(spec["objects_path"], "rb") as f:
         data = f.read()
     if not data.startswith(STRUCT_MAGIC):
         raise ValueError(f"{spec['objects_path']} is not a dump of integer rows")
     (ncols,) = struct.unpack_from("<I", data, len(STRUCT_MAGIC))
-    body = memoryview(data)[len(STRUCT_MAGIC) + 4 :]
-    fmt = f"<{ncols}q"
+    body = data[len(STRUCT_MAGIC) + 4 :]
+    del data
 
     def run() -> int:
-        rows = list(struct.iter_unpack(fmt, body))
+        rows = _native.int_rows(body, ncols)
         KEPT.append(rows)
         return len(rows)
 

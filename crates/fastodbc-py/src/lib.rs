@@ -5,6 +5,7 @@ mod connection;
 mod convert;
 mod cursor;
 mod errors;
+mod floor;
 mod info;
 mod params;
 mod row;
@@ -45,6 +46,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(data_sources, m)?)?;
     text::add_decoder_functions(m)?;
     m.add_function(wrap_pyfunction!(text::decode_loop_ns, m)?)?;
+    m.add_function(wrap_pyfunction!(floor::int_rows, m)?)?;
     m.add_function(wrap_pyfunction!(exception_class_for_sqlstate, m)?)?;
     Ok(())
 }
