@@ -47,7 +47,8 @@ def _cycle(alphabet: str, n: int) -> str:
     return (alphabet * (n // len(alphabet) + 1))[:n]
 
 
-#: The categories of issue 3 (the same strings as bench/codec/src/main.rs).
+#: The categories of issue 3, and one value shaped like the unicode3 dataset's (emoji, ASCII
+#: runs, CJK, Latin-1 and Cyrillic in one value); the same strings as bench/codec/src/main.rs.
 CATEGORIES: dict[str, str] = {
     "ascii8": _cycle(_ASCII, 8),
     "ascii32": _cycle(_ASCII, 32),
@@ -58,6 +59,7 @@ CATEGORIES: dict[str, str] = {
     "cyrillic32": _cycle(_CYRILLIC, 32),
     "cjk32": _cycle(_CJK, 32),
     "emoji16": _cycle(_EMOJI, 16),
+    "mixed42": "🌰🌯🌽😹yOUaIzlEjdZg6v6 2m🌰🙃侁乫乁佔伭付伻 íëø Привет",
 }
 
 ROUNDS = 15

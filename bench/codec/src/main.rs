@@ -37,7 +37,9 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-/// The text categories of issue 3; bench/codec_py.py builds the same strings.
+/// The text categories of issue 3 and `mixed42`, one value shaped like the `unicode3`
+/// dataset's (emoji, ASCII runs, CJK, Latin-1 and Cyrillic share a value, so it is UCS-4 with
+/// runs of every width inside); bench/codec_py.py builds the same strings.
 const CATEGORIES: &[&str] = &[
     "ascii8",
     "ascii32",
@@ -48,7 +50,11 @@ const CATEGORIES: &[&str] = &[
     "cyrillic32",
     "cjk32",
     "emoji16",
+    "mixed42",
 ];
+
+/// 42 characters, 83 bytes of UTF-8: 6 emoji, 20 ASCII in runs, 7 CJK, 3 Latin-1, 6 Cyrillic.
+const MIXED42: &str = "🌰🌯🌽😹yOUaIzlEjdZg6v6 2m🌰🙃侁乫乁佔伭付伻 íëø Привет";
 
 fn cycle(alphabet: &[char], n: usize) -> String {
     alphabet.iter().cycle().take(n).collect()
@@ -72,6 +78,7 @@ fn category(name: &str) -> Option<String> {
         "cyrillic32" => cycle(&cyrillic, 32),
         "cjk32" => cycle(&cjk, 32),
         "emoji16" => cycle(&emoji, 16),
+        "mixed42" => MIXED42.to_string(),
         _ => return None,
     })
 }

@@ -229,21 +229,35 @@ fn utf8_shape_non_ascii(bytes: &[u8], max: u8) -> Result<TextShape, InvalidText>
     } else {
         TextKind::Ucs4
     };
-    // Continuation bytes (10xxxxxx, below -64 as i8), counted with byte-wide accumulators
-    // per 64-byte chunk so the loop stays in SIMD lanes.
-    let mut continuation = 0usize;
-    for chunk in bytes.chunks(64) {
-        let c = chunk.iter().fold(0u8, |c, &b| c + ((b as i8) < -64) as u8);
-        continuation += c as usize;
-    }
     Ok(TextShape {
         kind,
-        chars: bytes.len() - continuation,
+        chars: bytes.len() - continuation_bytes(bytes),
     })
 }
 
-/// Writes validated UTF-8 as one byte per character. The ASCII prefix is one copy; only the
-/// rest is decoded byte by byte.
+/// Continuation bytes (10xxxxxx, below -64 as i8): each character has exactly one other byte.
+#[inline]
+fn continuation_bytes(bytes: &[u8]) -> usize {
+    // Whole 64-byte chunks with byte-wide accumulators (the compiler keeps them in SIMD
+    // lanes); the rest with SSE2 sixteen at a time, where the compiler's remainder loops
+    // would go four bytes or one at a time.
+    let whole = bytes.len() - bytes.len() % 64;
+    let mut continuation = 0usize;
+    for chunk in bytes[..whole].chunks_exact(64) {
+        let c = chunk.iter().fold(0u8, |c, &b| c + ((b as i8) < -64) as u8);
+        continuation += c as usize;
+    }
+    if whole == bytes.len() {
+        return continuation;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if bytes.len() >= 16 {
+        return continuation + sse2::continuation_bytes_from(bytes, whole);
+    }
+    continuation + bytes[whole..].iter().filter(|&&b| (b as i8) < -64).count()
+}
+
+/// Writes validated UTF-8 as one byte per character: ASCII is one copy, Latin-1 decoded.
 #[inline]
 pub fn utf8_write_ucs1(bytes: &[u8], kind: TextKind, out: &mut [u8]) {
     if kind == TextKind::Ascii {
@@ -253,12 +267,13 @@ pub fn utf8_write_ucs1(bytes: &[u8], kind: TextKind, out: &mut [u8]) {
     utf8_write_latin1(bytes, out)
 }
 
-/// Latin-1 text as one byte per character: the ASCII prefix is one copy, the rest decoded.
+/// Latin-1 text as one byte per character: on x86-64 the bulk in blocks (`sse2::write_latin1`),
+/// the rest one character at a time.
 fn utf8_write_latin1(bytes: &[u8], out: &mut [u8]) {
-    let prefix = ascii_prefix(bytes);
-    out[..prefix].copy_from_slice(&bytes[..prefix]);
-    let mut o = prefix;
-    let mut i = prefix;
+    #[cfg(target_arch = "x86_64")]
+    let (mut i, mut o) = sse2::write_latin1(bytes, out);
+    #[cfg(not(target_arch = "x86_64"))]
+    let (mut i, mut o) = (0usize, 0usize);
     while i < bytes.len() {
         let b = bytes[i];
         if b < 0x80 {
@@ -273,70 +288,394 @@ fn utf8_write_latin1(bytes: &[u8], out: &mut [u8]) {
     }
 }
 
-/// Writes validated UTF-8 as UCS-2 or UCS-4 code points: the ASCII prefix is widened in a
-/// loop the compiler vectorises, the rest decoded character by character.
-pub fn utf8_write_wide<T: Copy + From<u8> + TryFrom<u32>>(s: &str, out: &mut [T]) {
-    let bytes = s.as_bytes();
-    let prefix = ascii_prefix(bytes);
-    for (o, &b) in out.iter_mut().zip(&bytes[..prefix]) {
-        *o = T::from(b);
-    }
-    // Validated input: each lead byte says how many continuation bytes follow.
-    if std::mem::size_of::<T>() == 2 {
-        for (o, c) in out[prefix..].iter_mut().zip(s[prefix..].chars()) {
-            if let Ok(x) = T::try_from(c as u32) {
-                *o = x;
-            }
-        }
-        return;
-    }
-    let mut i = prefix;
-    let mut o = prefix;
-    while i < bytes.len() && o < out.len() {
-        let b = bytes[i] as u32;
-        let (c, n) = if b < 0x80 {
-            (b, 1)
-        } else if b < 0xE0 {
-            (((b & 0x1F) << 6) | (bytes[i + 1] as u32 & 0x3F), 2)
-        } else if b < 0xF0 {
-            (
-                ((b & 0x0F) << 12)
-                    | ((bytes[i + 1] as u32 & 0x3F) << 6)
-                    | (bytes[i + 2] as u32 & 0x3F),
-                3,
-            )
-        } else {
-            (
-                ((b & 0x07) << 18)
-                    | ((bytes[i + 1] as u32 & 0x3F) << 12)
-                    | ((bytes[i + 2] as u32 & 0x3F) << 6)
-                    | (bytes[i + 3] as u32 & 0x3F),
-                4,
-            )
-        };
-        if let Ok(x) = T::try_from(c) {
-            out[o] = x;
-        }
-        i += n;
-        o += 1;
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for u16 {}
+    impl Sealed for u32 {}
+}
+
+/// The code units of CPython's two wide kinds: UCS-2 (`u16`) and UCS-4 (`u32`). Sealed: the
+/// SIMD stores rely on `Self` being exactly one of the two.
+pub trait WideUnit: Copy + sealed::Sealed {
+    /// The unit holding character `c` (UCS-2 is only chosen when every `c` is below U+10000).
+    fn from_code(c: u32) -> Self;
+}
+
+impl WideUnit for u16 {
+    #[inline(always)]
+    fn from_code(c: u32) -> Self {
+        c as u16
     }
 }
 
-/// Length of the leading run of ASCII bytes, eight bytes at a time.
-fn ascii_prefix(bytes: &[u8]) -> usize {
-    let mut i = 0;
-    while i + 8 <= bytes.len() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&bytes[i..i + 8]);
-        if u64::from_ne_bytes(word) & 0x8080_8080_8080_8080 != 0 {
-            break;
+impl WideUnit for u32 {
+    #[inline(always)]
+    fn from_code(c: u32) -> Self {
+        c
+    }
+}
+
+/// Writes UTF-8 as UCS-2 or UCS-4 code points. On x86-64 the bulk goes through
+/// `sse2::write_wide` (blocks of characters of one length); the rest, and everything on other
+/// targets, one character at a time.
+pub fn utf8_write_wide<T: WideUnit>(s: &str, out: &mut [T]) {
+    let bytes = s.as_bytes();
+    let len = bytes.len();
+    #[cfg(target_arch = "x86_64")]
+    let (mut i, mut o) = sse2::write_wide(s, out);
+    #[cfg(not(target_arch = "x86_64"))]
+    let (mut i, mut o) = (0usize, 0usize);
+    while i + 4 <= len && o < out.len() {
+        // SAFETY: i + 4 <= len covers the longest character; o < out.len().
+        unsafe {
+            let (c, n) = decode_one(bytes, i, *bytes.get_unchecked(i) as u32);
+            *out.get_unchecked_mut(o) = T::from_code(c);
+            i += n;
         }
-        i += 8;
+        o += 1;
     }
-    while i < bytes.len() && bytes[i] < 0x80 {
-        i += 1;
+    // The last three bytes at most, through std's decoder.
+    if let Some(rest) = s.get(i..) {
+        for (d, c) in out[o..].iter_mut().zip(rest.chars()) {
+            *d = T::from_code(c as u32);
+        }
     }
-    i
+}
+
+/// The SSE2 decoder (SSE2 is part of x86-64: no feature detection).
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use super::{decode_word, WideUnit};
+    use std::arch::x86_64::*;
+
+    /// Stores the low `N` lanes of `v` (`N` units of `T`'s width, already narrowed or widened
+    /// by the caller) at `out[o..]`.
+    ///
+    /// SAFETY: `o + N <= out.len()`; `T` is `u16` or `u32` (sealed) and `v` holds units of
+    /// its width.
+    #[inline(always)]
+    unsafe fn store<T: WideUnit>(out: &mut [T], o: usize, v: __m128i) {
+        _mm_storeu_si128(out.as_mut_ptr().add(o).cast::<__m128i>(), v);
+    }
+
+    /// Eight 16-bit lanes as `T` units: 16 bytes for `u16`, 32 for `u32`.
+    ///
+    /// SAFETY: `o + 8 <= out.len()`.
+    #[inline(always)]
+    unsafe fn store_u16x8<T: WideUnit>(out: &mut [T], o: usize, v: __m128i) {
+        if size_of::<T>() == 2 {
+            store(out, o, v);
+        } else {
+            let zero = _mm_setzero_si128();
+            store(out, o, _mm_unpacklo_epi16(v, zero));
+            store(out, o + 4, _mm_unpackhi_epi16(v, zero));
+        }
+    }
+
+    /// Four 32-bit lanes (code points) as `T` units: 8 bytes for `u16` (truncated: UCS-2
+    /// text has no character above U+FFFF), 16 for `u32`.
+    ///
+    /// SAFETY: `o + 4 <= out.len()`.
+    #[inline(always)]
+    unsafe fn store_u32x4<T: WideUnit>(out: &mut [T], o: usize, v: __m128i) {
+        if size_of::<T>() == 2 {
+            // Sign-extend the low halves so the signed pack keeps them exactly.
+            let low = _mm_srai_epi32(_mm_slli_epi32(v, 16), 16);
+            _mm_storel_epi64(
+                out.as_mut_ptr().add(o).cast::<__m128i>(),
+                _mm_packs_epi32(low, low),
+            );
+        } else {
+            store(out, o, v);
+        }
+    }
+
+    /// Mask for the last, overlapping block of `continuation_bytes`: sixteen bytes from
+    /// offset `r` (the bytes not yet counted) select lanes `16 - r ..`.
+    static TAIL_LANES: [u8; 32] = {
+        let mut t = [0u8; 32];
+        let mut k = 16;
+        while k < 32 {
+            t[k] = 0xFF;
+            k += 1;
+        }
+        t
+    };
+
+    /// Continuation bytes in `bytes[start..]` (`bytes` of at least sixteen bytes, `start`
+    /// at most its length): sixteen at a time into byte counters (fewer than 255 blocks per
+    /// call: `super::continuation_bytes` passes less than 64 bytes), then the last partial
+    /// block as the final sixteen bytes of `bytes` with the lanes already counted masked off.
+    pub(super) fn continuation_bytes_from(bytes: &[u8], start: usize) -> usize {
+        let len = bytes.len();
+        debug_assert!(len >= 16 && start <= len && len - start < 255 * 16);
+        let mut total = 0usize;
+        let mut i = start;
+        // SAFETY: every load is of sixteen bytes below `len` (i + 16 <= len, or the last
+        // sixteen of at least sixteen), and of TAIL_LANES at r <= 15, below its 32.
+        unsafe {
+            let limit = _mm_set1_epi8(-64);
+            let zero = _mm_setzero_si128();
+            let sum = |acc: __m128i| {
+                let s = _mm_sad_epu8(acc, zero);
+                (_mm_cvtsi128_si64(s) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(s, s))) as usize
+            };
+            let mut acc = zero;
+            while i + 16 <= len {
+                let v = _mm_loadu_si128(bytes.as_ptr().add(i).cast::<__m128i>());
+                acc = _mm_sub_epi8(acc, _mm_cmplt_epi8(v, limit));
+                i += 16;
+            }
+            let r = len - i;
+            if r > 0 {
+                let v = _mm_loadu_si128(bytes.as_ptr().add(len - 16).cast::<__m128i>());
+                let lanes = _mm_loadu_si128(TAIL_LANES.as_ptr().add(r).cast::<__m128i>());
+                acc = _mm_sub_epi8(acc, _mm_and_si128(_mm_cmplt_epi8(v, limit), lanes));
+            }
+            total += sum(acc);
+        }
+        total
+    }
+
+    /// The four bytes at `i` as a little-endian word, zeros past the end.
+    #[inline(always)]
+    fn word_at(bytes: &[u8], i: usize) -> u32 {
+        match bytes.get(i..i + 4) {
+            Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
+            _ => (i..i + 4)
+                .rev()
+                .fold(0, |w, k| (w << 8) | *bytes.get(k).unwrap_or(&0) as u32),
+        }
+    }
+
+    /// The sixteen bytes at `i`. Callers loop only while `i + 16 <= bytes.len()`.
+    #[inline(always)]
+    fn block(bytes: &[u8], i: usize) -> __m128i {
+        assert!(i + 16 <= bytes.len());
+        // SAFETY: in bounds (asserted; the callers' loop condition lets the compiler drop the
+        // check); SSE2 is part of x86-64.
+        unsafe { _mm_loadu_si128(bytes.as_ptr().add(i).cast::<__m128i>()) }
+    }
+
+    /// `write_wide` for Latin-1 text into one byte per character: blocks of sixteen ASCII
+    /// bytes or eight two-byte characters (C2/C3 xx), the same way. Returns the input and
+    /// output positions reached (nothing done below sixteen bytes). The bytes are not
+    /// known valid here: a lead whose block does not match decodes one character, so every
+    /// step advances.
+    pub(super) fn write_latin1(bytes: &[u8], out: &mut [u8]) -> (usize, usize) {
+        let len = bytes.len();
+        let mut i = 0usize;
+        let mut o = 0usize;
+        while i + 16 <= len && o < out.len() {
+            let room = out.len() - o;
+            let b = bytes[i];
+            // SAFETY (the stores): a block of n lanes is stored only when room >= n; SSE2 is
+            // part of x86-64 (as for every intrinsic of this module).
+            unsafe {
+                if b < 0x80 {
+                    if room >= 16 {
+                        // ASCII up to the first other byte; whole blocks in a tight loop.
+                        loop {
+                            let v = block(bytes, i);
+                            let other = _mm_movemask_epi8(v) as u32;
+                            _mm_storeu_si128(out.as_mut_ptr().add(o).cast::<__m128i>(), v);
+                            let m = (other | 0x1_0000).trailing_zeros() as usize;
+                            i += m;
+                            o += m;
+                            if other != 0 || i + 16 > len || out.len() - o < 16 {
+                                break;
+                            }
+                        }
+                        continue;
+                    }
+                } else if room >= 8 {
+                    let v = block(bytes, i);
+                    let ok = _mm_cmpeq_epi16(
+                        _mm_and_si128(v, _mm_set1_epi16(0xC0E0u16 as i16)),
+                        _mm_set1_epi16(0x80C0u16 as i16),
+                    );
+                    let bad = !_mm_movemask_epi8(ok) as u32 | 0x1_0000;
+                    let m = bad.trailing_zeros() as usize / 2;
+                    if m > 0 {
+                        let c = _mm_or_si128(
+                            _mm_slli_epi16(_mm_and_si128(v, _mm_set1_epi16(0x03)), 6),
+                            _mm_and_si128(_mm_srli_epi16(v, 8), _mm_set1_epi16(0x3F)),
+                        );
+                        _mm_storel_epi64(
+                            out.as_mut_ptr().add(o).cast::<__m128i>(),
+                            _mm_packus_epi16(c, c),
+                        );
+                        i += 2 * m;
+                        o += m;
+                        continue;
+                    }
+                }
+            }
+            // One character.
+            let (c, n) = if b < 0x80 {
+                (b, 1)
+            } else {
+                ((b << 6) | (word_at(bytes, i + 1) as u8 & 0x3F), 2)
+            };
+            out[o] = c;
+            i += n;
+            o += 1;
+        }
+        (i, o)
+    }
+
+    /// Decodes a block at a time (from sixteen bytes on): at a lead byte of length n, the
+    /// next 16 (ASCII), 8 (two-byte) or 4 (three- and four-byte) lanes of n bytes are checked
+    /// and decoded together and stored whole; the output moves past the leading lanes that
+    /// do hold characters of length n (at least the first), and the lanes after them are
+    /// overwritten by the characters that follow. A block needs room for all its lanes;
+    /// without it, one character is decoded. Returns the input and output positions reached
+    /// (nothing done below sixteen bytes). Valid UTF-8 makes every step advance: the first
+    /// lane always matches.
+    pub(super) fn write_wide<T: WideUnit>(s: &str, out: &mut [T]) -> (usize, usize) {
+        let bytes = s.as_bytes();
+        let len = bytes.len();
+        let mut i = 0usize;
+        let mut o = 0usize;
+        while i + 16 <= len && o < out.len() {
+            let room = out.len() - o;
+            let b = bytes[i];
+            // SAFETY (the stores): a block of n lanes is stored only when room >= n; SSE2 is
+            // part of x86-64 (as for every intrinsic of this module).
+            unsafe {
+                if b < 0x80 {
+                    if room >= 16 {
+                        // ASCII up to the first other byte; whole blocks in a tight loop.
+                        loop {
+                            let v = block(bytes, i);
+                            let other = _mm_movemask_epi8(v) as u32;
+                            let zero = _mm_setzero_si128();
+                            store_u16x8(out, o, _mm_unpacklo_epi8(v, zero));
+                            store_u16x8(out, o + 8, _mm_unpackhi_epi8(v, zero));
+                            let m = (other | 0x1_0000).trailing_zeros() as usize;
+                            i += m;
+                            o += m;
+                            if other != 0 || i + 16 > len || out.len() - o < 16 {
+                                break;
+                            }
+                        }
+                        continue;
+                    }
+                } else if b < 0xE0 {
+                    if room >= 8 {
+                        // 110xxxxx 10xxxxxx in 16-bit lanes.
+                        let v = block(bytes, i);
+                        let ok = _mm_cmpeq_epi16(
+                            _mm_and_si128(v, _mm_set1_epi16(0xC0E0u16 as i16)),
+                            _mm_set1_epi16(0x80C0u16 as i16),
+                        );
+                        let bad = !_mm_movemask_epi8(ok) as u32 | 0x1_0000;
+                        let m = bad.trailing_zeros() as usize / 2;
+                        let c = _mm_or_si128(
+                            _mm_slli_epi16(_mm_and_si128(v, _mm_set1_epi16(0x1F)), 6),
+                            _mm_and_si128(_mm_srli_epi16(v, 8), _mm_set1_epi16(0x3F)),
+                        );
+                        store_u16x8(out, o, c);
+                        i += 2 * m;
+                        o += m;
+                        continue;
+                    }
+                } else if b < 0xF0 {
+                    if room >= 4 {
+                        // 1110xxxx 10xxxxxx 10xxxxxx: bytes 3k..3k+3 into 32-bit lane k.
+                        let v = block(bytes, i);
+                        let g = _mm_unpacklo_epi64(
+                            _mm_unpacklo_epi32(v, _mm_srli_si128(v, 3)),
+                            _mm_unpacklo_epi32(_mm_srli_si128(v, 6), _mm_srli_si128(v, 9)),
+                        );
+                        let ok = _mm_cmpeq_epi32(
+                            _mm_and_si128(g, _mm_set1_epi32(0x00C0_C0F0)),
+                            _mm_set1_epi32(0x0080_80E0),
+                        );
+                        let bad = !_mm_movemask_ps(_mm_castsi128_ps(ok)) as u32 | 0x10;
+                        let m = bad.trailing_zeros() as usize;
+                        let c = _mm_or_si128(
+                            _mm_or_si128(
+                                _mm_slli_epi32(_mm_and_si128(g, _mm_set1_epi32(0x0F)), 12),
+                                _mm_and_si128(_mm_srli_epi32(g, 2), _mm_set1_epi32(0xFC0)),
+                            ),
+                            _mm_and_si128(_mm_srli_epi32(g, 16), _mm_set1_epi32(0x3F)),
+                        );
+                        store_u32x4(out, o, c);
+                        i += 3 * m;
+                        o += m;
+                        continue;
+                    }
+                } else if room >= 4 {
+                    // 11110xxx 10xxxxxx 10xxxxxx 10xxxxxx in 32-bit lanes.
+                    let v = block(bytes, i);
+                    let ok = _mm_cmpeq_epi32(
+                        _mm_and_si128(v, _mm_set1_epi32(0xC0C0_C0F8u32 as i32)),
+                        _mm_set1_epi32(0x8080_80F0u32 as i32),
+                    );
+                    let bad = !_mm_movemask_ps(_mm_castsi128_ps(ok)) as u32 | 0x10;
+                    let m = bad.trailing_zeros() as usize;
+                    let c = _mm_or_si128(
+                        _mm_or_si128(
+                            _mm_slli_epi32(_mm_and_si128(v, _mm_set1_epi32(0x07)), 18),
+                            _mm_slli_epi32(_mm_and_si128(v, _mm_set1_epi32(0x3F00)), 4),
+                        ),
+                        _mm_or_si128(
+                            _mm_and_si128(_mm_srli_epi32(v, 10), _mm_set1_epi32(0xFC0)),
+                            _mm_srli_epi32(_mm_slli_epi32(v, 2), 26),
+                        ),
+                    );
+                    store_u32x4(out, o, c);
+                    i += 4 * m;
+                    o += m;
+                    continue;
+                }
+            }
+            // One character.
+            let (c, n) = decode_word(word_at(bytes, i));
+            out[o] = T::from_code(c);
+            i += n;
+            o += 1;
+        }
+        (i, o)
+    }
+}
+
+/// One character from the four bytes `w` (little-endian) starting at its lead byte: the code
+/// point and its length in bytes.
+#[inline(always)]
+fn decode_word(w: u32) -> (u32, usize) {
+    let b = w & 0xFF;
+    let (c1, c2, c3) = ((w >> 8) & 0x3F, (w >> 16) & 0x3F, w >> 24 & 0x3F);
+    if b < 0x80 {
+        (b, 1)
+    } else if b < 0xE0 {
+        (((b & 0x1F) << 6) | c1, 2)
+    } else if b < 0xF0 {
+        (((b & 0x0F) << 12) | (c1 << 6) | c2, 3)
+    } else {
+        (((b & 0x07) << 18) | (c1 << 12) | (c2 << 6) | c3, 4)
+    }
+}
+
+/// One character from its lead byte `b` at `i`: the code point and its length in bytes.
+///
+/// SAFETY: `i + 4 <= bytes.len()` (a lead byte announces at most three continuation bytes).
+#[inline(always)]
+unsafe fn decode_one(bytes: &[u8], i: usize, b: u32) -> (u32, usize) {
+    if b < 0x80 {
+        return (b, 1);
+    }
+    let c1 = *bytes.get_unchecked(i + 1) as u32 & 0x3F;
+    if b < 0xE0 {
+        return (((b & 0x1F) << 6) | c1, 2);
+    }
+    let c2 = *bytes.get_unchecked(i + 2) as u32 & 0x3F;
+    if b < 0xF0 {
+        return (((b & 0x0F) << 12) | (c1 << 6) | c2, 3);
+    }
+    let c3 = *bytes.get_unchecked(i + 3) as u32 & 0x3F;
+    (((b & 0x07) << 18) | (c1 << 12) | (c2 << 6) | c3, 4)
 }
 
 /// Encodes a Rust string as UTF-16 for the W functions (no terminator).
@@ -484,6 +823,142 @@ mod tests {
                 (Err(e), Err(s)) => assert_eq!(e.offset, s.valid_up_to(), "input {bytes:x?}"),
                 (ours, std) => panic!("input {bytes:x?}: ours {ours:?}, std {std:?}"),
             }
+        }
+    }
+
+    /// Characters of every UTF-8 length and storage kind, for the mixed-text tests.
+    const PIECES: &[char] = &[
+        'a',
+        'Z',
+        ' ',
+        '7',
+        '\u{7F}',
+        'é',
+        'ÿ',
+        '\u{80}',
+        'Ж',
+        '߿',
+        'Ā',
+        '漢',
+        '\u{FFFF}',
+        '\u{800}',
+        '😀',
+        '🌰',
+        '\u{10000}',
+        '\u{10FFFF}',
+    ];
+
+    fn xorshift(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    /// Strings of `n` characters drawn from `pool`, with runs (one character repeated) so the
+    /// block decoders see full and partial blocks of every length.
+    fn random_text(x: &mut u64, n: usize, pool: &[char]) -> String {
+        let mut s = String::new();
+        while s.chars().count() < n {
+            let r = xorshift(x);
+            let c = pool[(r % pool.len() as u64) as usize];
+            let run = if r >> 32 & 3 == 0 { (r >> 40) % 20 } else { 1 };
+            for _ in 0..run.max(1) {
+                if s.chars().count() < n {
+                    s.push(c);
+                }
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn mixed_text_of_every_length_round_trips() {
+        // Every length 0..70 (and some longer) around the 16-byte blocks and the 64-byte
+        // SIMD validation chunks, with ASCII runs inside wide text and every storage kind.
+        let pools: [&[char]; 5] = [
+            PIECES,
+            &['a', 'b', ' ', 'é', 'ÿ'],
+            &['a', 'Ж', 'ё', '1'],
+            &['x', '漢', '字', 'é'],
+            &['😀', '🌰', 'q', ' ', '漢'],
+        ];
+        let mut x: u64 = 0x1234_5678_9ABC_DEF1;
+        for pool in pools {
+            for n in (0..70).chain([100, 127, 128, 129, 255, 256, 300]) {
+                for _ in 0..20 {
+                    let s = random_text(&mut x, n, pool);
+                    let shape = utf8_shape(s.as_bytes()).unwrap();
+                    assert_eq!(shape.chars, s.chars().count(), "{s:?}");
+                    assert_eq!(decode8(s.as_bytes()).unwrap(), s, "{s:?}");
+                }
+            }
+        }
+        // The benchmark's mixed value and runs of one width of every length.
+        let mixed = "🌰🌯🌽😹yOUaIzlEjdZg6v6 2m🌰🙃侁乫乁佔伭付伻 íëø Привет";
+        assert_eq!(decode8(mixed.as_bytes()).unwrap(), mixed);
+        for c in PIECES {
+            for n in 0..70 {
+                for prefix in ["", "a", "ab", "abc"] {
+                    let s: String = prefix.chars().chain(std::iter::repeat_n(*c, n)).collect();
+                    assert_eq!(decode8(s.as_bytes()).unwrap(), s, "{s:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn corrupted_long_utf8_matches_std() {
+        // Valid mixed text of up to ~300 bytes with one byte replaced (or the end cut off):
+        // the offset of the first invalid sequence must be std's `valid_up_to`, as CPython's.
+        let mut x: u64 = 0x0DDB_A11C_0FFE_E123;
+        for _ in 0..20_000 {
+            let n = (xorshift(&mut x) % 90) as usize;
+            let mut bytes = random_text(&mut x, n, PIECES).into_bytes();
+            if bytes.is_empty() {
+                continue;
+            }
+            let r = xorshift(&mut x);
+            let at = (r % bytes.len() as u64) as usize;
+            match r >> 60 {
+                0 => bytes.truncate(at),
+                _ => {
+                    bytes[at] = [
+                        0x80, 0xBF, 0xC0, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0xF5, 0xFF, 0x41,
+                    ][((r >> 8) % 11) as usize]
+                }
+            }
+            match (decode8(&bytes), std::str::from_utf8(&bytes)) {
+                (Ok(ours), Ok(s)) => assert_eq!(ours, s, "input {bytes:x?}"),
+                (Err(e), Err(s)) => assert_eq!(e.offset, s.valid_up_to(), "input {bytes:x?}"),
+                (ours, std) => panic!("input {bytes:x?}: ours {ours:?}, std {std:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn wide_writers_stop_at_a_short_output() {
+        // A safe API: an output shorter than the text is filled and nothing more.
+        let s = "ab😀漢é".repeat(10);
+        let full: Vec<u32> = s.chars().map(|c| c as u32).collect();
+        for n in 0..full.len() {
+            let mut out = vec![0u32; n];
+            utf8_write_wide(&s, &mut out);
+            assert_eq!(out[..], full[..n]);
+        }
+    }
+
+    #[test]
+    fn latin1_writer_terminates_on_any_bytes() {
+        // `utf8_write_ucs1` takes bytes, not `str`: on bytes that are not Latin-1 UTF-8 its
+        // output is meaningless, but it must finish and stay in bounds.
+        let mut x: u64 = 0xFEED_FACE_CAFE_BEEF;
+        for _ in 0..2_000 {
+            let n = (xorshift(&mut x) % 80) as usize;
+            let mut bytes: Vec<u8> = (0..n).map(|_| xorshift(&mut x) as u8).collect();
+            bytes.push(b'.');
+            let mut out = vec![0u8; bytes.len()];
+            utf8_write_ucs1(&bytes, TextKind::Latin1, &mut out);
         }
     }
 
