@@ -142,6 +142,22 @@ impl RowBlock {
         }
     }
 
+    /// A value of bound column `col` that lies in its element, as a parser reading whole
+    /// words wants it: the element (the value, its terminator, and whatever an earlier value
+    /// left after it) and the value's length. `None` for NULL and for any value `cell` finds
+    /// elsewhere (recovered after truncation, streamed, or a fixed-size C type).
+    #[inline]
+    pub fn value_in_element(&self, col: usize, row: usize) -> Option<(&[u8], usize)> {
+        let buf = self.bound.get(col)?;
+        let ind = *buf.ind.get(row)?;
+        if ind < 0 {
+            return None;
+        }
+        let start = row * buf.elem;
+        let element = buf.bytes().get(start..start + buf.elem)?;
+        Some((element, (ind as usize).min(buf.capacity)))
+    }
+
     /// Copies the staged row (as the driver wrote it) into row `row` of the block.
     pub fn copy_staged(&mut self, row: usize) {
         for (dst, src) in self.bound.iter_mut().zip(&self.staging) {

@@ -3,7 +3,7 @@
 
 use fastodbc_core::types::numeric::NumberText;
 use fastodbc_core::types::{guid, temporal};
-use fastodbc_core::{Cell, ColumnPlan, TextCodec, ValueKind};
+use fastodbc_core::{Cell, ColumnPlan, RowBlock, TextCodec, ValueKind};
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{
@@ -76,8 +76,11 @@ pub fn type_code<'py>(py: Python<'py>, kind: ValueKind) -> PyResult<Bound<'py, P
 pub enum Converter {
     Utf8Text,
     Utf16Text,
-    /// Narrow text in a codec CPython knows (`setdecoding(..., encoding="latin-1")`).
-    CodecText(String),
+    /// Narrow text in a codec CPython knows (`setdecoding(..., encoding="latin-1")`). A
+    /// `Box<str>`, not a `String`: a `String`'s capacity gives the enum a niche to encode the
+    /// other variants in, and telling them apart per value then costs a 64-bit constant and
+    /// more where a plain tag is one compare.
+    CodecText(Box<str>),
     Binary,
     Bool,
     Int,
@@ -103,7 +106,7 @@ impl Converter {
         match plan.kind {
             ValueKind::Text => match &plan.codec {
                 Some(TextCodec::Utf16) => Converter::Utf16Text,
-                Some(TextCodec::Narrow(name)) => Converter::CodecText(name.clone()),
+                Some(TextCodec::Narrow(name)) => Converter::CodecText(name.as_str().into()),
                 _ => Converter::Utf8Text,
             },
             ValueKind::Binary => Converter::Binary,
@@ -118,6 +121,29 @@ impl Converter {
             ValueKind::Timestamp => Converter::Timestamp,
             ValueKind::Guid => Converter::Guid,
         }
+    }
+
+    /// Converts the cell of column `col` in row `row` of `block`; `column` names it in errors.
+    /// Integers read as text are parsed in place, a word at a time
+    /// (`NumberText::integer_in_element`); everything else goes through `convert`.
+    #[inline]
+    pub fn convert_at(
+        &self,
+        py: Python<'_>,
+        block: &RowBlock,
+        col: usize,
+        row: usize,
+        column: &str,
+    ) -> PyResult<PyObject> {
+        if let Converter::IntText = self {
+            if let Some((element, len)) = block.value_in_element(col, row) {
+                return match NumberText::integer_in_element(element, len) {
+                    NumberText::Int(v) => Ok(v.into_pyobject(py)?.into_any().unbind()),
+                    n => number_object(py, n, element.get(..len).unwrap_or(element), column),
+                };
+            }
+        }
+        self.convert(py, block.cell(col, row), column)
     }
 
     /// Converts one cell; `column` names it in errors.
@@ -144,7 +170,7 @@ impl Converter {
                 Err(e) => return Err(decode_error(py, column, "UTF-16", e.offset)),
             },
             Converter::CodecText(codec) => PyBytes::new(py, b)
-                .call_method1("decode", (codec.as_str(),))?
+                .call_method1("decode", (&**codec,))?
                 .unbind(),
             Converter::Binary => PyBytes::new(py, b).into_any().unbind(),
             Converter::Bool => PyBool::new(py, b[0] != 0).to_owned().into_any().unbind(),

@@ -605,8 +605,8 @@ fn make_row<'py>(
     row: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
     let out = new_row(py, view.converters.len(), &view.columns)?;
-    for (c, conv) in view.converters.iter().enumerate() {
-        let v = conv.convert(py, block.cell(c, row), &view.names[c])?;
+    for (c, (conv, name)) in view.converters.iter().zip(&view.names).enumerate() {
+        let v = conv.convert_at(py, block, c, row, name)?;
         // SAFETY: `out` is a new row (a tuple) with a NULL slot `c`, which steals `v`; on an
         // error above, the partly filled row deallocates and skips the NULL slots.
         unsafe {
