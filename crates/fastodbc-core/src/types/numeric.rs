@@ -134,6 +134,10 @@ impl NumberText {
     /// An integer column's text that is not an integer: a REAL, or the text itself.
     #[cold]
     fn not_integer(b: &[u8]) -> NumberText {
+        // The REAL SQLite writes, with its `.` or exponent: read exactly when it is simple.
+        if let Some((v, true)) = simple_float(b) {
+            return NumberText::Float(v);
+        }
         let real_form =
             b.iter().any(|&c| matches!(c, b'.' | b'e' | b'E')) || matches!(b, b"Inf" | b"-Inf");
         match std::str::from_utf8(b).ok().filter(|_| real_form) {
@@ -147,12 +151,142 @@ impl NumberText {
     /// driver would have returned NULL or the number at the start of it.
     #[inline]
     pub fn float(b: &[u8]) -> NumberText {
+        if let Some((v, _)) = simple_float(b) {
+            return NumberText::Float(v);
+        }
         match std::str::from_utf8(b)
             .ok()
             .and_then(|s| s.parse::<f64>().ok())
         {
             Some(v) => NumberText::Float(v),
             None => NumberText::Text,
+        }
+    }
+}
+
+/// Powers of ten a double holds exactly: 10^22 = 5^22 * 2^22 is the last whose odd part fits
+/// the 53-bit significand (5^22 < 2^53 < 5^23).
+const EXACT_POWERS_OF_TEN: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// 2^53: every integer up to it is a double exactly.
+const EXACT_INTEGER_LIMIT: u64 = 1 << 53;
+
+/// The double `str::parse::<f64>` reads from `b`, for the simple texts SQLite writes for a
+/// REAL (`%!.15g`: `-190138201.5568`, `1.0e+20`), and whether the text had a `.` or an
+/// exponent; `None` for anything else, which is left to `str::parse`.
+///
+/// Simple is `-?D*(\.D*)?([eE][-+]?D{1,4})?`, under 32 bytes, with 1..=19 digits `D` in all
+/// before the exponent, read as an integer `m` (all of them, a `.` dropped) times 10^`e` (the
+/// exponent less the digits after the `.`), where `m <= 2^53` and `e` in -22..=22 — or in
+/// 23..=37 with `m * 10^(e - 22)` still at most 2^53. Then `m` and 10^`e` are both doubles
+/// exactly, and one multiply or divide of the two rounds once, correctly (IEEE 754), to the
+/// one nearest double: what a correct parser such as std's returns (std's own fast path is
+/// this one, Clinger's). The sign is applied after, exactly (`-0` stays `-0.0`).
+///
+/// The digits are read up to eight at a time from a zero-padded copy of the text (a zero byte
+/// is not a digit, so every run stops at the end): `digit_runs`.
+#[inline]
+fn simple_float(b: &[u8]) -> Option<(f64, bool)> {
+    // x87 arithmetic (32-bit x86 without SSE2) rounds twice, so the one operation is not
+    // exact there: std's fast path is off on it too.
+    if b.len() >= 32 || cfg!(all(target_arch = "x86", not(target_feature = "sse2"))) {
+        return None;
+    }
+    let mut buf = [0u8; 40];
+    buf.get_mut(..b.len())?.copy_from_slice(b);
+    let negative = buf[0] == b'-';
+    let start = negative as usize;
+    // Up to 31 digits are read, wrapping `m`; more than 19 are refused below.
+    let (mut m, mut at) = digit_runs(&buf, 0, start);
+    let mut digits = at - start;
+    let mut fraction = 0;
+    let mut real_form = false;
+    if buf[at & 31] == b'.' {
+        real_form = true;
+        let (f, end) = digit_runs(&buf, m, at + 1);
+        fraction = end - (at + 1);
+        (m, at) = (f, end);
+        digits += fraction;
+    }
+    if digits == 0 || digits > 19 || m > EXACT_INTEGER_LIMIT {
+        return None;
+    }
+    let mut e = -(fraction as i32);
+    if at < b.len() {
+        // 'e' or 'E' (no other byte is either once 0x20 is set), then the whole rest.
+        let (&c, mut rest) = b.get(at..)?.split_first()?;
+        if c | 0x20 != b'e' {
+            return None;
+        }
+        real_form = true;
+        let mut exponent_negative = false;
+        if let Some((&sign @ (b'-' | b'+'), after)) = rest.split_first() {
+            exponent_negative = sign == b'-';
+            rest = after;
+        }
+        if !(1..=4).contains(&rest.len()) {
+            return None;
+        }
+        let mut x: i32 = 0;
+        for &c in rest {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                return None;
+            }
+            x = x * 10 + d as i32;
+        }
+        e += if exponent_negative { -x } else { x };
+    }
+    let v = if e < 0 {
+        m as f64 / *EXACT_POWERS_OF_TEN.get(e.unsigned_abs() as usize)?
+    } else if let Some(&p) = EXACT_POWERS_OF_TEN.get(e as usize) {
+        m as f64 * p
+    } else {
+        // 10^e = 10^(e - 22) * 10^22, the first factor taken into `m` while it stays exact.
+        let shifted = 10u64
+            .checked_pow((e - 22) as u32)
+            .and_then(|p| m.checked_mul(p))
+            .filter(|&s| s <= EXACT_INTEGER_LIMIT)?;
+        shifted as f64 * 1e22
+    };
+    Some((if negative { -v } else { v }, real_form))
+}
+
+/// The run of digits in `buf` from `at` (below 32), read onto `m` (`m * 10^k + run`,
+/// wrapping), and where the run ends: a word of eight bytes at a time, its leading digits
+/// found from the first non-digit byte and shifted to the top (the zeros coming in below read
+/// as leading 0 digits), as `NumberText::integer_words` does.
+#[inline(always)]
+fn digit_runs(buf: &[u8; 40], mut m: u64, mut at: usize) -> (u64, usize) {
+    const SCALE: [u64; 9] = [
+        1,
+        10,
+        100,
+        1_000,
+        10_000,
+        100_000,
+        1_000_000,
+        10_000_000,
+        100_000_000,
+    ];
+    loop {
+        let from = at & 31;
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(&buf[from..from + 8]);
+        let d = u64::from_le_bytes(bytes) ^ 0x3030_3030_3030_3030;
+        // The first non-digit byte is the lowest flagged one (carries only go up from it).
+        let k = (non_digit_bytes(d).trailing_zeros() / 8) as usize;
+        if k == 0 {
+            return (m, at);
+        }
+        let run = eight_digit_values(d << (64 - 8 * k));
+        m = m.wrapping_mul(SCALE[k]).wrapping_add(run);
+        at += k;
+        if k < 8 {
+            return (m, at);
         }
     }
 }
@@ -548,6 +682,445 @@ mod tests {
             b"\xff",
         ] {
             assert_eq!(NumberText::float(text), Text, "{text:?}");
+        }
+    }
+
+    /// A `NumberText` with a double as its bits, so NaNs compare too.
+    fn bits(n: NumberText) -> (u8, u64) {
+        match n {
+            NumberText::Int(v) => (0, v as u64),
+            NumberText::Float(v) => (1, v.to_bits()),
+            NumberText::Text => (2, 0),
+        }
+    }
+
+    /// `float` (and `integer`, whose REALs take the same path) against `str::parse::<f64>`,
+    /// bit for bit, and `simple_float` wherever it answers; true if `simple_float` did.
+    fn check_float(text: &[u8]) -> bool {
+        let show = String::from_utf8_lossy(text);
+        let want = match std::str::from_utf8(text).map(str::parse::<f64>) {
+            Ok(Ok(v)) => NumberText::Float(v),
+            _ => NumberText::Text,
+        };
+        assert_eq!(bits(NumberText::float(text)), bits(want), "{show:?}");
+        assert_eq!(
+            bits(NumberText::integer(text)),
+            bits(reference_integer(text)),
+            "integer: {show:?}"
+        );
+        match simple_float(text) {
+            Some((v, _)) => {
+                assert_eq!(bits(NumberText::Float(v)), bits(want), "simple: {show:?}");
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// `v` as SQLite's `%!.15g` writes it: 15 significant digits, trailing zeros dropped but
+    /// one kept after a `.`, an exponent (`e+20`, `e-05`) below 1e-4 or from 1e15.
+    fn sqlite_g15(v: f64) -> String {
+        if v.is_infinite() {
+            return if v > 0.0 { "Inf" } else { "-Inf" }.into();
+        }
+        let sci = format!("{:.14e}", v);
+        let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        let negative = mantissa.starts_with('-');
+        let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+        let sign = if negative { "-" } else { "" };
+        let trim = |s: &str| {
+            let t = s.trim_end_matches('0');
+            if t.is_empty() {
+                "0".to_string()
+            } else {
+                t.to_string()
+            }
+        };
+        if !(-4..15).contains(&exp) {
+            let e_sign = if exp < 0 { '-' } else { '+' };
+            format!(
+                "{sign}{}.{}e{e_sign}{:02}",
+                &digits[..1],
+                trim(&digits[1..]),
+                exp.abs()
+            )
+        } else if exp >= 0 {
+            let point = exp as usize + 1;
+            format!("{sign}{}.{}", &digits[..point], trim(&digits[point..]))
+        } else {
+            let zeros = "0".repeat((-exp - 1) as usize);
+            format!("{sign}0.{}", trim(&format!("{zeros}{digits}")))
+        }
+    }
+
+    /// The forms `v` can be written in with `sig` significant digits: scientific (`e`, `E`,
+    /// signed and zero-padded exponents), plain (`123.45`, `0.00012`, `1200`, `1200.`), with
+    /// and without a sign.
+    fn written_forms(v: f64, sig: usize) -> Vec<String> {
+        let sci = format!("{:.*e}", sig - 1, v.abs());
+        let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+        let mut forms = vec![
+            sci.clone(),
+            format!("{mantissa}E{exp:+}"),
+            format!(
+                "{mantissa}e{}{:03}",
+                if exp < 0 { '-' } else { '+' },
+                exp.abs()
+            ),
+            format!("{digits}e{}", exp - (digits.len() as i32 - 1)),
+        ];
+        // Plain, where it is not absurdly long.
+        if (-30..40).contains(&exp) {
+            let point = exp + 1;
+            let plain = if point <= 0 {
+                format!("0.{}{digits}", "0".repeat((-point) as usize))
+            } else if point as usize >= digits.len() {
+                let int = format!("{digits}{}", "0".repeat(point as usize - digits.len()));
+                forms.push(format!("{int}."));
+                forms.push(format!("{int}.0"));
+                int
+            } else {
+                format!(
+                    "{}.{}",
+                    &digits[..point as usize],
+                    &digits[point as usize..]
+                )
+            };
+            if let Some(no_lead) = plain.strip_prefix('0') {
+                forms.push(no_lead.to_string());
+            }
+            forms.push(plain);
+        }
+        let signed: Vec<String> = forms
+            .iter()
+            .flat_map(|f| [format!("-{f}"), format!("+{f}")])
+            .collect();
+        forms.extend(signed);
+        forms
+    }
+
+    /// A small fixed-seed generator for the random tests.
+    fn next_random(seed: &mut u64) -> u64 {
+        *seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let x = *seed;
+        (x ^ (x >> 29)).wrapping_mul(0xBF58_476D_1CE4_E5B9) ^ (x >> 32)
+    }
+
+    #[test]
+    fn float_text_as_sqlite_writes_it() {
+        let mut seed: u64 = 0x1234_5678_9ABC_DEF1;
+        let (mut checked, mut simple) = (0u32, 0u32);
+        let mut check = |t: &str| {
+            checked += 1;
+            simple += check_float(t.as_bytes()) as u32;
+        };
+        // Special values, powers of ten and two, and the edges of the double range.
+        let mut specials = vec![
+            0.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::from_bits(0x000F_FFFF_FFFF_FFFF),
+            9007199254740992.0,
+            9007199254740993.0,
+            0.1,
+            0.2,
+            0.3,
+        ];
+        for k in -30..=40 {
+            specials.push(10f64.powi(k));
+            specials.push(2f64.powi(k * 2));
+        }
+        for &v in &specials {
+            check(&sqlite_g15(v));
+            check(&sqlite_g15(-v));
+        }
+        // Random doubles of every magnitude (random bits), and of the magnitudes tables hold.
+        for i in 0..300_000u32 {
+            let r = next_random(&mut seed);
+            let v = if i % 3 == 0 {
+                f64::from_bits(r)
+            } else {
+                let scale = 10f64.powi((r % 24) as i32 - 8);
+                let x = (r >> 11) as f64 / (1u64 << 53) as f64 * scale;
+                if r & 1 == 0 {
+                    x
+                } else {
+                    -x
+                }
+            };
+            if v.is_nan() {
+                continue;
+            }
+            check(&sqlite_g15(v));
+        }
+        assert!(checked > 300_000);
+        // Most of what SQLite writes is simple.
+        assert!(simple > checked / 2, "{simple} of {checked}");
+    }
+
+    #[test]
+    fn float_text_random_digits() {
+        let mut seed: u64 = 0x0DDB_1A5E_5BAD_5EED;
+        let (mut checked, mut simple) = (0u32, 0u32);
+        for i in 0..200_000u32 {
+            let r = next_random(&mut seed);
+            let v = if i % 4 == 0 {
+                f64::from_bits(r)
+            } else {
+                let scale = 10f64.powi((r % 60) as i32 - 30);
+                (r >> 11) as f64 / (1u64 << 53) as f64 * scale
+            };
+            if !v.is_finite() {
+                continue;
+            }
+            let sig = 1 + (next_random(&mut seed) % 17) as usize;
+            for f in written_forms(v, sig) {
+                checked += 1;
+                simple += check_float(f.as_bytes()) as u32;
+            }
+        }
+        assert!(checked > 1_000_000, "{checked}");
+        assert!(simple > checked / 4, "{simple} of {checked}");
+    }
+
+    #[test]
+    fn float_text_odd_forms() {
+        use NumberText::*;
+        let odd: &[&str] = &[
+            "0",
+            "-0",
+            "+0",
+            "0.0",
+            "-0.0",
+            "0e0",
+            "-0e0",
+            "0e-400",
+            "0e400",
+            "0.",
+            ".0",
+            "-.0",
+            "1.",
+            ".5",
+            "-.5",
+            "+.5",
+            "1e5",
+            "1E5",
+            "1E+05",
+            "1e-05",
+            "1.e3",
+            ".5e1",
+            "+1.5",
+            "1e+0",
+            "1e-0",
+            "1e0000",
+            "1e00000",
+            "1e+00005",
+            "1e22",
+            "1e23",
+            "1e37",
+            "1e38",
+            "9e22",
+            "9007199254740992e22",
+            "9007199254740993",
+            "9007199254740992",
+            "9007199254740992.0",
+            "900719925474099.3",
+            "90071992547409.93e1",
+            "4.9e-324",
+            "5.0e-324",
+            "2.4e-324",
+            "2.5e-324",
+            "1.7976931348623157e308",
+            "1.7976931348623159e308",
+            "1e308",
+            "1e309",
+            "-1e309",
+            "1e-22",
+            "1e-23",
+            "123456789e-22",
+            "123456789e-23",
+            "1234567890123456789",
+            "12345678901234567890",
+            "1234567890123456789e-5",
+            "0.000000000000000000001",
+            "0.0000000000000000001",
+            "00000000000000000001.5",
+            "1.000000000000000000",
+            "0000000000000000000",
+            "00000000000000000000",
+            "1.0e+20",
+            "1.0e-20",
+            "Inf",
+            "-Inf",
+            "+Inf",
+            "inf",
+            "INF",
+            "infinity",
+            "-Infinity",
+            "+infinity",
+            "NaN",
+            "nan",
+            "-NaN",
+            "+nan",
+            "1e",
+            "1e+",
+            "1e-",
+            "e5",
+            "-e5",
+            ".",
+            "-.",
+            "+",
+            "-",
+            "",
+            " 1",
+            "1 ",
+            "1.2.3",
+            "1..2",
+            "1e5.5",
+            "1e5e5",
+            "1e--5",
+            "1e+-5",
+            "--1",
+            "+-1",
+            "-+1",
+            "1-",
+            "1+",
+            "0x10",
+            "1_000",
+            "1,5",
+            "١",
+            "1\0",
+            "\0",
+            "1.5\n",
+            "1ee5",
+            "1E",
+            "1d5",
+            "1f",
+            "Infx",
+            "1e99999",
+            "1e-99999",
+            "1e2147483648",
+            "1e-2147483649",
+            "1e4294967296",
+            "1e99999999999999999999",
+            "1.5e+4",
+            "1.5e+04",
+            "1.5e+004",
+            "1.5e+0004",
+            "1.5e+00004",
+        ];
+        for text in odd {
+            check_float(text.as_bytes());
+        }
+        // Each simple form claimed, with what std reads.
+        for (text, want) in [
+            ("-0", -0.0f64),
+            ("-0.0", -0.0),
+            ("0e0", 0.0),
+            ("1.", 1.0),
+            (".5", 0.5),
+            ("1E+05", 1e5),
+            ("1e22", 1e22),
+            ("1e23", 1e23),
+            ("1e37", 1e37),
+            ("9007199254740992e22", 9007199254740992e22),
+            ("90071992547409.92e24", 9007199254740992e22),
+            ("9007199254740992", 9007199254740992.0),
+            ("190138201.5568", 190138201.5568),
+            ("451412.704482610", 451412.70448261),
+        ] {
+            assert_eq!(
+                simple_float(text.as_bytes()).map(|(v, _)| v.to_bits()),
+                Some(want.to_bits()),
+                "{text}"
+            );
+        }
+        // Left to std: what needs more than one exact operation, and what is not simple.
+        for text in [
+            "1e38",
+            "9007199254740993e22",
+            "9007199254740993",
+            "4.9e-324",
+            "5.0e-324",
+            "12345678901234567890",
+            "0.000000000000000000001",
+            "1e",
+            "e5",
+            ".",
+            "+1.5",
+            "Inf",
+            "-Inf",
+            "inf",
+            "NaN",
+            "1e+00005",
+            " 1",
+            "1.2.3",
+        ] {
+            assert_eq!(simple_float(text.as_bytes()), None, "{text}");
+        }
+        assert_eq!(NumberText::float(b"1e23"), Float(1e23));
+        assert_eq!(NumberText::float(b"-0"), Float(-0.0));
+        assert!(
+            matches!(NumberText::float(b"-0.0"), Float(v) if v.to_bits() == (-0.0f64).to_bits())
+        );
+        assert_eq!(NumberText::float(b"1e"), Text);
+        // An integer column's pure digits stay integers or text; its REALs are read.
+        assert_eq!(NumberText::integer(b"-0"), Text);
+        assert_eq!(NumberText::integer(b"007"), Text);
+        assert_eq!(NumberText::integer(b"-0.0"), Float(-0.0));
+        assert_eq!(NumberText::integer(b"1e5"), Float(1e5));
+        assert_eq!(NumberText::integer(b"99999999999999999999"), Text);
+        // Every split of up to 20 digits around a `.`, with and without a sign and exponent:
+        // every length up to the 32-byte limit and past it, every run length.
+        let pool = b"98765432109876543210";
+        for int in 0..=20 {
+            for frac in 0..=20 {
+                for point in [false, true] {
+                    if !point && frac > 0 {
+                        continue;
+                    }
+                    let mut t = pool[..int].to_vec();
+                    if point {
+                        t.push(b'.');
+                        t.extend_from_slice(&pool[20 - frac..]);
+                    }
+                    for prefix in ["", "-", "+"] {
+                        for suffix in ["", "e5", "E-05", "e+0022", "e-22", "e15", "x"] {
+                            let text = [prefix.as_bytes(), &t, suffix.as_bytes()].concat();
+                            check_float(&text);
+                        }
+                    }
+                }
+            }
+        }
+        // Random short texts over the characters that matter.
+        let alphabet = b"0123456789-+.eE";
+        let mut seed: u64 = 0xC0FF_EE00_1234_5678;
+        for _ in 0..200_000 {
+            let r = next_random(&mut seed);
+            let len = (r % 12) as usize;
+            let mut x = next_random(&mut seed);
+            let t: Vec<u8> = (0..len)
+                .map(|i| {
+                    if i % 8 == 7 {
+                        x = next_random(&mut seed);
+                    }
+                    let c = alphabet[(x % alphabet.len() as u64) as usize];
+                    x /= alphabet.len() as u64;
+                    c
+                })
+                .collect();
+            check_float(&t);
         }
     }
 
