@@ -68,6 +68,28 @@ pub fn utf16_shape(units: &[u16]) -> Result<TextShape, InvalidText> {
             chars: units.len(),
         });
     }
+    utf16_shape_surrogates(units)
+}
+
+/// Shape of UTF-16 text holding a surrogate. From nine units on, one branch-free SSE2 pass
+/// checks that the pairing is valid (every high surrogate is followed by a low one and
+/// every low one preceded by a high one) and counts the pairs; only invalid text goes on to
+/// the scalar scan, which finds the first unpaired surrogate as CPython reports it.
+#[inline(always)]
+fn utf16_shape_surrogates(units: &[u16]) -> Result<TextShape, InvalidText> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(pairs) = sse2::utf16_pairs(units) {
+        return Ok(TextShape {
+            kind: TextKind::Ucs4,
+            chars: units.len() - pairs,
+        });
+    }
+    utf16_scan_surrogates(units)
+}
+
+/// The scalar surrogate scan: the length in characters, or the byte offset of the first
+/// unpaired surrogate (CPython's strict decoder reports the same one).
+fn utf16_scan_surrogates(units: &[u16]) -> Result<TextShape, InvalidText> {
     let mut chars = 0usize;
     let mut i = 0usize;
     while i < units.len() {
@@ -178,15 +200,27 @@ pub fn utf16_write_ucs2(units: &[u16], out: &mut [u16]) {
     out[..units.len()].copy_from_slice(units);
 }
 
-/// Combines surrogate pairs into UCS-4. The input was validated by `utf16_shape`.
+/// Combines surrogate pairs into UCS-4. The input was validated by `utf16_shape`; on any
+/// other input the output is meaningless but stays in bounds. Out of line so the block
+/// loop does not weigh on the narrower kinds' paths where the writers are inlined together.
+#[inline(never)]
 pub fn utf16_write_ucs4(units: &[u16], out: &mut [u32]) {
-    let mut i = 0usize;
-    let mut o = 0usize;
+    #[cfg(target_arch = "x86_64")]
+    let (i, o) = sse2::utf16_write_ucs4(units, out);
+    #[cfg(not(target_arch = "x86_64"))]
+    let (i, o) = (0, 0);
+    utf16_write_ucs4_scalar(units, out, i, o);
+}
+
+/// Decodes `units[i..]` into `out[o..]` a unit or pair at a time.
+#[inline(always)]
+fn utf16_write_ucs4_scalar(units: &[u16], out: &mut [u32], mut i: usize, mut o: usize) {
     while i < units.len() && o < out.len() {
         let u = units[i] as u32;
         if (0xD800..0xDC00).contains(&u) && i + 1 < units.len() {
             let lo = units[i + 1] as u32;
-            out[o] = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+            // Wrapping: only unvalidated input (a high surrogate before a non-low) wraps.
+            out[o] = (0x10000 + ((u - 0xD800) << 10)).wrapping_add(lo.wrapping_sub(0xDC00));
             i += 2;
         } else {
             out[o] = u;
@@ -388,6 +422,171 @@ mod sse2 {
         } else {
             store(out, o, v);
         }
+    }
+
+    /// Eight units at `i`. Callers loop only while `i + 8 <= units.len()`.
+    #[inline(always)]
+    fn units8(units: &[u16], i: usize) -> __m128i {
+        assert!(i + 8 <= units.len());
+        // SAFETY: in bounds (asserted; the callers' loop conditions let the compiler drop the
+        // check); SSE2 is part of x86-64.
+        unsafe { _mm_loadu_si128(units.as_ptr().add(i).cast::<__m128i>()) }
+    }
+
+    /// All-ones in the 16-bit lanes of `v` that hold a unit `u` with `u & 0xFC00 == tag`.
+    #[inline(always)]
+    fn tagged(v: __m128i, tag: u16) -> __m128i {
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe {
+            _mm_cmpeq_epi16(
+                _mm_and_si128(v, _mm_set1_epi16(0xFC00u16 as i16)),
+                _mm_set1_epi16(tag as i16),
+            )
+        }
+    }
+
+    /// Eight lanes from `r` (0..=8) of this table select the last `r` of eight 16-bit lanes.
+    static LAST_U16_LANES: [u16; 16] = [0, 0, 0, 0, 0, 0, 0, 0, !0, !0, !0, !0, !0, !0, !0, !0];
+
+    /// Blocks per counting round of `utf16_pairs`: each 16-bit counter lane stays below
+    /// 0x8000 (one more block comes from the tail).
+    const PAIR_COUNT_BLOCKS: usize = 0x7FF0;
+
+    /// The number of surrogate pairs in `units` if every surrogate is paired (a high one
+    /// directly followed by a low one), `None` if one is not or if there are fewer than nine
+    /// units. Pairing is valid exactly when, for every position `i`, `u[i]` is a high
+    /// surrogate if and only if `u[i + 1]` is a low one (with no high surrogate before the
+    /// first unit and no low one after the last): a branch-free compare of each block of
+    /// eight units with the block one unit further, the high-surrogate lanes summed in
+    /// 16-bit counters.
+    pub(super) fn utf16_pairs(units: &[u16]) -> Option<usize> {
+        let n = units.len();
+        if n < 9 {
+            return None;
+        }
+        let (first, last) = (units[0], units[n - 1]);
+        if first & 0xFC00 == 0xDC00 || last & 0xFC00 == 0xD800 {
+            return None;
+        }
+        // SAFETY: SSE2 is part of x86-64 (as for every intrinsic below).
+        unsafe {
+            let mut bad = _mm_setzero_si128();
+            let mut count = _mm_setzero_si128();
+            let mut pairs = 0usize;
+            let mut i = 0usize;
+            loop {
+                let stop = (n - 8).min(i + 8 * PAIR_COUNT_BLOCKS);
+                // Pairs (i + k, i + k + 1) for k < 8, while i + 9 <= n.
+                while i < stop {
+                    let high = tagged(units8(units, i), 0xD800);
+                    let low = tagged(units8(units, i + 1), 0xDC00);
+                    bad = _mm_or_si128(bad, _mm_xor_si128(high, low));
+                    count = _mm_sub_epi16(count, high);
+                    i += 8;
+                }
+                if i >= n - 8 {
+                    break;
+                }
+                pairs += hsum_u16(count);
+                count = _mm_setzero_si128();
+            }
+            // The r = n - 1 - i (0..=7) positions left: the last eight, the ones already
+            // compared masked off in the count (comparing them again changes nothing).
+            let r = n - 1 - i;
+            let high = tagged(units8(units, n - 9), 0xD800);
+            let low = tagged(units8(units, n - 8), 0xDC00);
+            bad = _mm_or_si128(bad, _mm_xor_si128(high, low));
+            let fresh = _mm_loadu_si128(LAST_U16_LANES.as_ptr().add(r).cast::<__m128i>());
+            count = _mm_sub_epi16(count, _mm_and_si128(high, fresh));
+            if _mm_movemask_epi8(bad) != 0 {
+                return None;
+            }
+            Some(pairs + hsum_u16(count))
+        }
+    }
+
+    /// The sum of the eight 16-bit lanes of `v` (each below 0x8000).
+    #[inline(always)]
+    unsafe fn hsum_u16(v: __m128i) -> usize {
+        let s = _mm_madd_epi16(v, _mm_set1_epi16(1));
+        let s = _mm_add_epi32(s, _mm_srli_si128(s, 8));
+        let s = _mm_add_epi32(s, _mm_srli_si128(s, 4));
+        _mm_cvtsi128_si32(s) as usize
+    }
+
+    /// `super::utf16_write_ucs4` a block of eight units at a time: a block without
+    /// surrogates is widened whole; one starting with a run of pairs decodes its four
+    /// 32-bit lanes as pairs and keeps the leading ones that are; otherwise the units before
+    /// the first surrogate are kept of the widened block. The output stores need room for
+    /// all their lanes (what lies past the characters kept is overwritten later). The last
+    /// units, if they and the seven before hold no surrogate, are widened as the last eight.
+    /// Returns the input and output positions reached. On unvalidated input a block whose
+    /// first unit does not start a pair decodes one unit, so every step advances.
+    pub(super) fn utf16_write_ucs4(units: &[u16], out: &mut [u32]) -> (usize, usize) {
+        let n = units.len();
+        let mut i = 0usize;
+        let mut o = 0usize;
+        // SAFETY (the stores): a block of n lanes is stored only when o + n <= out.len();
+        // SSE2 is part of x86-64 (as for every intrinsic here).
+        unsafe {
+            while i + 8 <= n && o + 4 <= out.len() {
+                let v = units8(units, i);
+                let sur = _mm_cmpeq_epi16(
+                    _mm_and_si128(v, _mm_set1_epi16(0xF800u16 as i16)),
+                    _mm_set1_epi16(0xD800u16 as i16),
+                );
+                let m = _mm_movemask_epi8(sur) as u32;
+                if m & 1 == 0 {
+                    if o + 8 > out.len() {
+                        break;
+                    }
+                    // Units up to the first surrogate (all eight if none).
+                    store_u16x8(out, o, v);
+                    let k = (m | 0x1_0000).trailing_zeros() as usize / 2;
+                    i += k;
+                    o += k;
+                    continue;
+                }
+                // A (high, low) pair per 32-bit lane: with signed 16-bit halves h - 0x10000
+                // and l - 0x10000, (h << 10) + l is 1024 * h' + l' + 1025 * 0x10000, and the
+                // code point is that minus (0xD800 << 10) + 0xDC00 - 0x10000 (mod 2^32).
+                let pair = _mm_cmpeq_epi32(
+                    _mm_and_si128(v, _mm_set1_epi32(0xFC00_FC00u32 as i32)),
+                    _mm_set1_epi32(0xDC00_D800u32 as i32),
+                );
+                let p = (!_mm_movemask_ps(_mm_castsi128_ps(pair)) as u32 | 0x10).trailing_zeros()
+                    as usize;
+                if p == 0 {
+                    break;
+                }
+                let c = _mm_add_epi32(
+                    _mm_madd_epi16(v, _mm_set1_epi32(0x0001_0400)),
+                    _mm_set1_epi32(
+                        (1025u32 << 16)
+                            .wrapping_sub(0xD800 << 10)
+                            .wrapping_sub(0xDC00)
+                            .wrapping_add(0x10000) as i32,
+                    ),
+                );
+                store(out, o, c);
+                i += 2 * p;
+                o += p;
+            }
+            // The tail: the last eight units widened if none is a surrogate.
+            let r = n - i;
+            if 0 < r && r < 8 && n >= 8 && o + r >= 8 && o + r <= out.len() {
+                let v = units8(units, n - 8);
+                let sur = _mm_cmpeq_epi16(
+                    _mm_and_si128(v, _mm_set1_epi16(0xF800u16 as i16)),
+                    _mm_set1_epi16(0xD800u16 as i16),
+                );
+                if _mm_movemask_epi8(sur) == 0 {
+                    store_u16x8(out, o + r - 8, v);
+                    return (n, o + r);
+                }
+            }
+        }
+        (i, o)
     }
 
     /// Mask for the last, overlapping block of `continuation_bytes`: sixteen bytes from
@@ -986,6 +1185,141 @@ mod tests {
             let ours = decode16(&units).ok();
             let std = String::from_utf16(&units).ok();
             assert_eq!(ours, std, "input {units:x?}");
+        }
+    }
+
+    /// CPython's strict UTF-16 decoder: the text, or the byte offset of the first unpaired
+    /// surrogate (2 * its index).
+    fn reference16(units: &[u16]) -> Result<String, InvalidText> {
+        let mut text = String::new();
+        let mut at = 0usize;
+        for c in char::decode_utf16(units.iter().copied()) {
+            match c {
+                Ok(c) => {
+                    text.push(c);
+                    at += c.len_utf16();
+                }
+                Err(_) => return Err(InvalidText { offset: 2 * at }),
+            }
+        }
+        Ok(text)
+    }
+
+    /// Checks shape, writer and error offset of `units` against the reference and the
+    /// scalar surrogate scan.
+    fn check16(units: &[u16]) {
+        let expected = reference16(units);
+        assert_eq!(decode16(units), expected, "input {units:x?}");
+        if units.iter().any(|&u| is_surrogate(u)) {
+            assert_eq!(
+                utf16_shape(units),
+                utf16_scan_surrogates(units),
+                "input {units:x?}"
+            );
+        }
+    }
+
+    /// Text of `n` units drawn mostly from surrogate pairs, with ASCII, Latin-1, BMP and
+    /// units next to the surrogate range.
+    fn surrogate_heavy(x: &mut u64, n: usize) -> Vec<u16> {
+        let mut units = Vec::with_capacity(n + 1);
+        while units.len() < n {
+            let r = xorshift(x);
+            match r % 8 {
+                0..=3 => {
+                    let c = 0x10000 + (r >> 8) as u32 % 0x10_0000;
+                    let c = char::from_u32(c).unwrap_or('\u{10000}');
+                    let mut b = [0u16; 2];
+                    units.extend_from_slice(c.encode_utf16(&mut b));
+                }
+                4 => units.push((r >> 8) as u16 % 0x80),
+                5 => units.push(0x80 + (r >> 8) as u16 % 0x80),
+                6 => units.push([0xD7FF, 0xE000, 0xFFFF, 0x4E00][(r >> 8) as usize % 4]),
+                _ => units.push(0x100 + (r >> 8) as u16 % 0xD700),
+            }
+        }
+        units.truncate(n);
+        units
+    }
+
+    #[test]
+    fn random_surrogate_heavy_utf16_matches_reference() {
+        let mut x: u64 = 0x0123_4567_89AB_CDEF;
+        for n in (0..=70).chain(100..=300) {
+            for _ in 0..40 {
+                let mut units = surrogate_heavy(&mut x, n);
+                check16(&units);
+                if n > 0 {
+                    // One random unit replaced by a random surrogate (often unpaired).
+                    let at = (xorshift(&mut x) % n as u64) as usize;
+                    units[at] = 0xD800 | (xorshift(&mut x) as u16 % 0x800);
+                    check16(&units);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unpaired_surrogates_at_every_position_are_reported_exactly() {
+        // Valid pairs throughout, then an unpaired high or low at each position in turn (also
+        // across the eight-unit block boundaries), with the same text before it.
+        for n in [
+            1usize, 2, 7, 8, 9, 10, 15, 16, 17, 18, 24, 31, 32, 33, 47, 64, 65, 130,
+        ] {
+            let pairs: Vec<u16> = "😀".encode_utf16().cycle().take(n).collect();
+            let mixed: Vec<u16> = "a😀漢é😀😀b".encode_utf16().cycle().take(n).collect();
+            for base in [pairs, mixed] {
+                check16(&base);
+                for at in 0..n {
+                    for lone in [0xD800u16, 0xDBFF, 0xDC00, 0xDFFF] {
+                        let mut units = base.clone();
+                        units[at] = lone;
+                        check16(&units);
+                        // The same surrogate inserted rather than replacing a unit.
+                        let mut units = base.clone();
+                        units.insert(at, lone);
+                        check16(&units);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ucs4_writer_stops_at_a_short_output() {
+        for s in [
+            "ab😀漢é".repeat(10),
+            "😀".repeat(20),
+            "abcdefgh😀".repeat(6),
+        ] {
+            let units: Vec<u16> = s.encode_utf16().collect();
+            let full: Vec<u32> = s.chars().map(|c| c as u32).collect();
+            for n in 0..=full.len() {
+                let mut out = vec![0u32; n];
+                utf16_write_ucs4(&units, &mut out);
+                assert_eq!(out[..], full[..n], "{s:?} into {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn ucs4_writer_terminates_on_any_units() {
+        // Unvalidated input: meaningless output, but it finishes and stays in bounds.
+        let mut x: u64 = 0xFEED_FACE_CAFE_BEEF;
+        for _ in 0..5_000 {
+            let n = (xorshift(&mut x) % 80) as usize;
+            let units: Vec<u16> = (0..n)
+                .map(|_| {
+                    let r = xorshift(&mut x) as u16;
+                    if r & 1 == 0 {
+                        0xD800 | (r >> 5)
+                    } else {
+                        r
+                    }
+                })
+                .collect();
+            let mut out = vec![0u32; (xorshift(&mut x) % 80) as usize];
+            utf16_write_ucs4(&units, &mut out);
         }
     }
 }
