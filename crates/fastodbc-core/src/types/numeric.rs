@@ -18,51 +18,29 @@ pub enum NumberText {
 impl NumberText {
     /// Reads the text of an integer column. The integer form is the canonical one SQLite
     /// writes (`-?(0|[1-9][0-9]*)` within i64); `007` or `+5` can only be stored text, so stay
-    /// text.
+    /// text. The value is read as `integer_in_element` reads one in a bound buffer, from a
+    /// zero-filled element of its own (values re-read whole after truncation come here).
     #[inline]
     pub fn integer(b: &[u8]) -> NumberText {
-        let (negative, digits) = match b.split_first() {
-            Some((b'-', rest)) => (true, rest),
-            _ => (false, b),
-        };
-        if !digits.is_empty()
-            && digits.len() <= 19
-            && (digits[0] != b'0' || (digits.len() == 1 && !negative))
-        {
-            // 19 digits stay below u64::MAX: no overflow checks per digit, one range check.
-            let mut v: u64 = 0;
-            let mut all_digits = true;
-            let mut chunks = digits.chunks_exact(8);
-            for chunk in &mut chunks {
-                let mut eight = [0u8; 8];
-                eight.copy_from_slice(chunk);
-                match eight_digits(eight) {
-                    Some(x) => v = v.wrapping_mul(100_000_000).wrapping_add(x),
-                    None => all_digits = false,
+        let mut element = [0u8; 24];
+        match element.get_mut(..b.len()) {
+            Some(head) => {
+                head.copy_from_slice(b);
+                match Self::integer_words(&element, b.len()) {
+                    Some(v) => NumberText::Int(v),
+                    None => Self::not_integer(b),
                 }
             }
-            for &d in chunks.remainder() {
-                let d = d.wrapping_sub(b'0');
-                all_digits &= d <= 9;
-                v = v.wrapping_mul(10).wrapping_add(d as u64);
-            }
-            if all_digits {
-                if !negative && v <= i64::MAX as u64 {
-                    return NumberText::Int(v as i64);
-                }
-                if negative && v <= 1 << 63 {
-                    return NumberText::Int((v as i64).wrapping_neg());
-                }
-            }
+            // Longer than any i64's text.
+            None => Self::not_integer(b),
         }
-        Self::not_integer(b)
     }
 
     /// `integer` for a value that lies in a buffer element, read a machine word at a time:
     /// `element` is the whole element (the value, its terminator, and whatever a longer
     /// earlier value left behind it), the value is its first `len` bytes. Text bound number
     /// columns have 24-byte elements, which hold any i64 (20 characters) and three whole words
-    /// to load; a shorter element takes `integer`'s byte-wise path.
+    /// to load; a shorter element is copied into one by `integer`.
     #[inline]
     pub fn integer_in_element(element: &[u8], len: usize) -> NumberText {
         let value = element.get(..len).unwrap_or(element);
@@ -330,25 +308,6 @@ pub fn plain_decimal(negative: bool, digits: &str, exponent: i32) -> (String, u1
         scale = s;
     }
     (out, precision as u16, scale as i16)
-}
-
-/// Eight ASCII digits (most significant first) as their value, in a few word operations
-/// instead of a loop; `None` if any byte is not a digit.
-#[inline]
-fn eight_digits(bytes: [u8; 8]) -> Option<u64> {
-    const NIBBLES: u64 = 0xF0F0_F0F0_F0F0_F0F0;
-    let x = u64::from_le_bytes(bytes);
-    // A digit is 0x30..=0x39: high nibble 3, and still 3 after adding 6.
-    let high = x & NIBBLES;
-    let carried = (x.wrapping_add(0x0606_0606_0606_0606) & NIBBLES) >> 4;
-    if high | carried != 0x3333_3333_3333_3333 {
-        return None;
-    }
-    // Pairs, then quads, then the eight: each step merges neighbouring lanes.
-    let v = x - 0x3030_3030_3030_3030;
-    let v = (v.wrapping_mul(10).wrapping_add(v >> 8)) & 0x00FF_00FF_00FF_00FF;
-    let v = (v.wrapping_mul(100).wrapping_add(v >> 16)) & 0x0000_FFFF_0000_FFFF;
-    Some((v.wrapping_mul(10_000).wrapping_add(v >> 32)) & 0xFFFF_FFFF)
 }
 
 /// Bytes of `d` (digit values, one a byte) that are not 0..=9, as a nonzero mask: a byte above

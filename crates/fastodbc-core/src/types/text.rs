@@ -386,18 +386,18 @@ impl WideUnit for u32 {
 /// targets, one character at a time.
 pub fn utf8_write_wide<T: WideUnit>(s: &str, out: &mut [T]) {
     let bytes = s.as_bytes();
-    let len = bytes.len();
     #[cfg(target_arch = "x86_64")]
     let (mut i, mut o) = sse2::write_wide(s, out);
     #[cfg(not(target_arch = "x86_64"))]
     let (mut i, mut o) = (0usize, 0usize);
-    while i + 4 <= len && o < out.len() {
-        // SAFETY: i + 4 <= len covers the longest character; o < out.len().
-        unsafe {
-            let (c, n) = decode_one(bytes, i, *bytes.get_unchecked(i) as u32);
-            *out.get_unchecked_mut(o) = T::from_code(c);
-            i += n;
-        }
+    while o < out.len() {
+        // Four bytes hold the longest character; the last three at most go to std below.
+        let Some(&[a, b, c, d]) = bytes.get(i..i + 4) else {
+            break;
+        };
+        let (code, n) = decode_word(u32::from_le_bytes([a, b, c, d]));
+        out[o] = T::from_code(code);
+        i += n;
         o += 1;
     }
     // The last three bytes at most, through std's decoder.
@@ -887,26 +887,6 @@ fn decode_word(w: u32) -> (u32, usize) {
     } else {
         (((b & 0x07) << 18) | (c1 << 12) | (c2 << 6) | c3, 4)
     }
-}
-
-/// One character from its lead byte `b` at `i`: the code point and its length in bytes.
-///
-/// SAFETY: `i + 4 <= bytes.len()` (a lead byte announces at most three continuation bytes).
-#[inline(always)]
-unsafe fn decode_one(bytes: &[u8], i: usize, b: u32) -> (u32, usize) {
-    if b < 0x80 {
-        return (b, 1);
-    }
-    let c1 = *bytes.get_unchecked(i + 1) as u32 & 0x3F;
-    if b < 0xE0 {
-        return (((b & 0x1F) << 6) | c1, 2);
-    }
-    let c2 = *bytes.get_unchecked(i + 2) as u32 & 0x3F;
-    if b < 0xF0 {
-        return (((b & 0x0F) << 12) | (c1 << 6) | c2, 3);
-    }
-    let c3 = *bytes.get_unchecked(i + 3) as u32 & 0x3F;
-    (((b & 0x07) << 18) | (c1 << 12) | (c2 << 6) | c3, 4)
 }
 
 /// Encodes a Rust string as UTF-16 for the W functions (no terminator).
