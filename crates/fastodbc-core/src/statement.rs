@@ -705,8 +705,13 @@ impl Statement {
 
 impl Drop for Statement {
     fn drop(&mut self) {
-        // SAFETY: we own the handle; freeing it also releases its bindings before the buffers
-        // (fields) are dropped.
+        // Our buffers go first (unbound), then the driver's copy of the result. In the other
+        // order, the driver frees its values (one malloc'd chunk each: 1,000,000 for a
+        // 200,000 x 5 result) and then freeing a block buffer, a large chunk, makes glibc
+        // consolidate all of them at once inside the close (~0.1 s for varchar5 on SQLite);
+        // left alone, the driver's next execute reuses those chunks as they are.
+        self.drop_result();
+        // SAFETY: we own the handle.
         unsafe {
             let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_CLOSE);
             let _ = ffi::SQLFreeHandle(ffi::SQL_HANDLE_STMT, self.h);
