@@ -362,6 +362,42 @@ def test_numeric_38_digits(backend, roundtrip, text):
         assert str(got) == str(want)
 
 
+class _DecimalSubclass(Decimal):
+    """A subclass whose str() is not a number: parameters must not be read from str()."""
+
+    def __str__(self) -> str:
+        return "not a number"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        _DecimalSubclass("-12.5"),
+        Decimal("1.25E+3"),
+        Decimal("-7E-4"),
+    ],
+    ids=["subclass", "exponent", "negative_exponent"],
+)
+def test_decimal_param_forms(backend, roundtrip, value):
+    with decimal.localcontext() as ctx:
+        ctx.capitals = 0  # str() writes 'e', not 'E'
+        got = roundtrip("numeric(18,4)", value)
+    if backend.numeric_is_float:
+        check(got, backend.float_roundtrip(float(value)))
+    else:
+        check(got, Decimal(value.as_tuple()).quantize(Decimal("0.0001")))
+
+
+@pytest.mark.fastodbc_only(reason="pyodbc sends NaN and Infinity to the driver")
+@pytest.mark.parametrize("text", ["NaN", "-Infinity", "sNaN", "1E+9999999999"])
+def test_decimal_param_not_numeric(db, cursor, table, backend, text):
+    t = table(f"v {backend.ddl('numeric(18,4)')}")
+    with pytest.raises(db.DataError, match="cannot be stored in a SQL numeric") as e:
+        cursor.execute(f"INSERT INTO {t} VALUES (?)", Decimal(text))
+    assert e.value.args[0] == "22003"
+    cursor.execute(f"INSERT INTO {t} VALUES (?)", Decimal("1.5"))  # still usable
+
+
 def test_decimal_param_keeps_precision_in_where(backend, cursor, table, cnxn):
     if backend.numeric_is_float:
         pytest.skip(f"{backend.name} stores NUMERIC as a double")

@@ -118,19 +118,27 @@ pub fn to_param(
 }
 
 fn decimal_param(py: Python<'_>, obj: &Bound<'_, PyAny>, index: usize) -> PyResult<ParamValue> {
+    // A plain Decimal's str() is exact (C code, no context rounding): read the digits from it.
+    // Subclasses may redefine str(), so they take the as_tuple() path.
+    if obj.get_type().is(py_types(py)?.decimal.bind(py)) {
+        let text = obj.str()?;
+        let parts = numeric::decimal_parts(text.to_str()?);
+        let Some((negative, digits, exponent)) = parts else {
+            return Err(not_numeric(py, obj, index));
+        };
+        let (text, precision, scale) = numeric::plain_decimal(negative, &digits, exponent);
+        return Ok(ParamValue::Decimal {
+            text,
+            precision,
+            scale,
+        });
+    }
     let t = obj.call_method0("as_tuple")?;
     let t = t.downcast::<PyTuple>()?;
     let sign: i64 = t.get_item(0)?.extract()?;
     let exponent = t.get_item(2)?;
     let Ok(exponent) = exponent.extract::<i32>() else {
-        return Err(errors::data_error(
-            py,
-            "22003",
-            format!(
-                "parameter {index}: {} cannot be stored in a SQL numeric",
-                obj.str()?
-            ),
-        ));
+        return Err(not_numeric(py, obj, index));
     };
     let digits: Vec<u8> = t.get_item(1)?.extract()?;
     let text: String = digits.iter().map(|d| (b'0' + d) as char).collect();
@@ -140,4 +148,16 @@ fn decimal_param(py: Python<'_>, obj: &Bound<'_, PyAny>, index: usize) -> PyResu
         precision,
         scale,
     })
+}
+
+/// The error for a Decimal no SQL numeric can hold (NaN, infinities, huge exponents).
+fn not_numeric(py: Python<'_>, obj: &Bound<'_, PyAny>, index: usize) -> PyErr {
+    let shown = obj
+        .str()
+        .map_or_else(|_| "the value".to_string(), |s| s.to_string());
+    errors::data_error(
+        py,
+        "22003",
+        format!("parameter {index}: {shown} cannot be stored in a SQL numeric"),
+    )
 }
