@@ -18,7 +18,7 @@ use std::fmt::Write;
 
 use crate::params::ParamValue;
 use crate::sqlscan::{pg_identifier_name, InsertTarget};
-use crate::types::temporal::{format_time, format_timestamp};
+use crate::types::temporal::{format_date, format_time, format_timestamp};
 
 /// Columns of the INSERT's table in order: name, array type of the column's type (schema
 /// qualified and quoted, so a name like `bit` is not read as `bit(1)`), and the element
@@ -174,7 +174,7 @@ fn write_element(out: &mut String, v: &ParamValue) {
             }
         }
         ParamValue::Date(d) => {
-            let _ = write!(out, "{:04}-{:02}-{:02}", d.year, d.month, d.day);
+            format_date(out, d.year, d.month, d.day);
         }
         ParamValue::Time(h, m, s, us) => format_time(out, *h, *m, *s, *us),
         ParamValue::Timestamp(t) => format_timestamp(out, t),
