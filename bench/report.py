@@ -243,16 +243,22 @@ def status(ok: bool | None, reachable: bool) -> str | None:
     return "met" if ok else "not met" if reachable else "out of reach"
 
 
-def verdict_of(statuses: list[str | None]) -> str:
+def verdict_of(statuses: list[str | None], labels: list[str] | None = None, beyond: str = "") -> str:
+    """The verdict over every dataset's status; with ``labels`` (one a status) it names the
+    datasets out of reach and why (``beyond``: the bound they are beyond)."""
     known = [s for s in statuses if s is not None]
     if not known:
         return "not measured"
     partly = " (partly measured)" if len(known) < len(statuses) else ""
     if all(s == "met" for s in known):
         return "met" + partly
+    out = [lb for s, lb in zip(statuses, labels or []) if s == "out of reach"]
+    why = f" ({beyond})" if beyond else ""
     if all(s in ("met", "out of reach") for s in known):
-        return "met where reachable; the rest beyond the ceiling (floor + Python objects)" + partly
-    return "not met" + partly
+        if not out:
+            return "met where reachable; the rest beyond the ceiling (floor + Python objects)" + partly
+        return f"met where reachable; out of reach on {', '.join(out)}{why}" + partly
+    return "not met" + (f"; out of reach on {', '.join(out)}{why}" if out else "") + partly
 
 
 def floor_table(results: dict) -> str:
@@ -462,12 +468,13 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
         return verdict_of([status(ok, reachable=True) for ok in oks])
 
     # Client overhead; "least" is what building the Python rows alone costs (objects peer).
-    figs, sts = [], []
+    figs, sts, tags = [], [], []
     for b in backends:
         for ds in BIG:
             c = find(results, b, ds, "fetchall")
             oh, least = overhead(c), least_overhead(c)
-            fig = f"{b[:2]} {ds} {'-' if oh is None else f'{oh:.2f}'}"
+            tags.append(f"{b[:2]} {ds}")
+            fig = f"{tags[-1]} {'-' if oh is None else f'{oh:.2f}'}"
             if least is not None and oh is not None and oh > 1 / 3:
                 fig += f" (building the rows alone: {least:.2f})"
             figs.append(fig)
@@ -477,16 +484,17 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
         (
             "Client overhead (fastodbc − floor) ≤ 1/3 (pyodbc − floor), fetchall, every dataset",
             ", ".join(figs),
-            verdict_of(sts),
+            verdict_of(sts, tags, "building the rows alone is over 1/3"),
         )
     )
     # Rows API speedups; the ceiling counts the floor and the Python objects.
-    figs, sts = [], []
+    figs, sts, tags = [], [], []
     for b in backends:
         for ds, need in (("varchar5", 2), ("unicode3", 2), ("mixed", 2), ("int10", 1.5)):
             c = find(results, b, ds, "fetchall")
             x, top = ratio(c, "fastodbc"), ceiling(c)
-            fig = f"{b[:2]} {ds} {'-' if x is None else f'{1 / x:.2f}x'}"
+            tags.append(f"{b[:2]} {ds}")
+            fig = f"{tags[-1]} {'-' if x is None else f'{1 / x:.2f}x'}"
             if top is not None:
                 fig += f" (ceiling {top:.2f}x)"
             figs.append(fig)
@@ -496,7 +504,7 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
         (
             "fetchall ≥ 2x pyodbc on varchar5/unicode3/mixed, ≥ 1.5x on int10 (ceiling: pyodbc / (floor + objects))",
             ", ".join(figs),
-            verdict_of(sts),
+            verdict_of(sts, tags, "ceiling below the bar"),
         )
     )
     figs, oks = [], []
@@ -720,13 +728,14 @@ def render(results: dict) -> str:
         "#### ODBC floor (odbc-floor: bound columns, block fetch, values discarded) and client overhead",
         "",
         "Floor columns: `text`/`rowset rows`. Client overhead = (fastodbc − best floor) / (pyodbc − best floor)."
-        " Python objects (int10): CPython building the same list of row tuples with no database"
-        " (`_native.int_rows` of the values packed as int64, in a fresh process: one PyLong a value, one"
-        " untracked tuple a row, the list, and the new heap's page faults, nothing else): what any client"
-        " returning the rows must spend. Least overhead: the client overhead of a client that did nothing"
-        " but build them (floor and objects are separate measurements: their sum carries the run's noise)."
-        " Ceiling: the fetchall speedup over pyodbc of a client costing nothing beyond the floor and,"
-        " where measured, the objects.",
+        " Python objects: CPython building the same list of row tuples fastodbc returned, with no database"
+        " (`_native.object_rows` of the values dumped untimed, in a fresh process: one constructor a value -"
+        " PyLong, PyFloat, `PyUnicode_New` of the str's own kind + one copy, bytes, the datetime C API, one"
+        " `Decimal` call on its text - one untracked tuple a row, the list, and the new heap's page faults,"
+        " nothing else): what any client returning the rows must spend. Least overhead: the client"
+        " overhead of a client that did nothing but build them (floor and objects are separate"
+        " measurements: their sum carries the run's noise). Ceiling: the fetchall speedup over pyodbc of a"
+        " client costing nothing beyond the floor and, where measured, the objects.",
         "",
         floor_table(results),
         "",

@@ -160,8 +160,9 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
                     cfg["floor_rowsets"] if key != "blob1" else tuple(r for r in cfg["floor_rowsets"] if r <= 1024)
                 )
                 floor_peers = [{"peer": "floor", "text": t, "rowset": r} for t in texts for r in rowsets]
-            # CPython's own cost of the rows: measured where a strict bound exists (integers).
-            objects = peers("objects") if floor and key == "int10" else []
+            # CPython's own cost of the rows (the Python object floor, bench/worker.py): with the
+            # ODBC floor, the least any row-returning client's fetchall can take.
+            objects = peers("objects") if floor else []
             case("fetchall", key, peers("fastodbc", "pyodbc", "arrow-odbc", native) + floor_peers + objects)
             # iter and fetchmany serve fastodbc's own targets (vs its fetchall, vs pyodbc): the
             # reference clients and arrow-odbc are compared on fetchall only, to fit the time budget.

@@ -240,55 +240,140 @@ def arrow_insert_table(rows: list[tuple]) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------
-# The Python object floor of a result of integers (int10): what CPython alone needs to build the
-# rows a fetchall returns (the same list of tuples of the same ints), with no database and no
-# ODBC. run.py has a worker dump the rows fastodbc fetched as packed int64s (untimed, its own
-# process); the timed "objects" measurement, in a fresh process like every peer, rebuilds them
-# with fastodbc._native.int_rows: one PyLong_FromLongLong a value, one tuple a row (out of the
-# cyclic GC, as fetched rows are), one pre-sized list, and the new heap's page faults - the
-# work every client returning these rows must do, and nothing else. (stdlib struct.iter_unpack
-# costs ~1.8x its instructions: a format dispatch per value, and GC passes over its tracked
-# tuples; pickle.loads of other types rebuilds Decimals and datetimes through its generic
-# reduce path, slower than fastodbc's whole fetch. Neither bounds anything.)
+# The Python object floor: what CPython alone needs to build the rows a fetchall returns (the
+# same list of tuples of the same values), with no database and no ODBC. run.py has a worker
+# dump the rows fastodbc fetched (untimed, its own process) with encode_rows; the timed
+# "objects" measurement, in a fresh process like every peer, rebuilds them with
+# fastodbc._native.object_rows: one constructor a value (PyLong_FromLongLong, PyUnicode_New of
+# the str's own storage kind + one copy, PyBytes_FromStringAndSize, the datetime C API, one
+# decimal.Decimal call on the text), one untracked tuple a row, one pre-sized list, and the new
+# heap's page faults - the work every client returning these rows must do, and nothing else.
+# (stdlib struct.iter_unpack is no bound: a format dispatch per value and GC passes over its
+# tracked tuples; nor is pickle.loads, which rebuilds Decimals and datetimes through its
+# generic reduce path, slower than fastodbc's whole fetch.)
 
-STRUCT_MAGIC = b"int64 rows\n"
+OBJECT_MAGIC = b"object rows 1\n"
+
+
+def encode_rows(rows: list[tuple]) -> bytes:
+    """The dump _native.object_rows reads (little-endian): the magic, u64 rows, u32 columns,
+    then for each value a tag byte and its payload. 0 None; 1 int (i64); 2 float (f64); 3 bool
+    (u8); 4 str (u8 kind: 0 ASCII, 1 Latin-1, 2 UCS-2, 4 UCS-4 = its PEP 393 storage; u32
+    chars; the code points at that width); 5 bytes (u32 length + data); 6 date (i32 year, u8
+    month, day); 7 naive datetime (i32 year, u8 month, day, hour, minute, second, u32
+    microsecond); 8 naive time (u8 hour, minute, second, u32 microsecond); 9 Decimal (u32
+    length + str(d)). Any other value raises ValueError."""
+    import datetime as dt
+    import struct
+    from decimal import Decimal
+
+    out = bytearray(OBJECT_MAGIC)
+    ncols = len(rows[0]) if rows else 0
+    if rows and not ncols:
+        raise ValueError("object rows: rows without columns")
+    out += struct.pack("<QI", len(rows), ncols)
+    int_ = struct.Struct("<Bq").pack
+    float_ = struct.Struct("<Bd").pack
+    sized = struct.Struct("<BI").pack
+    str_ = struct.Struct("<BBI").pack
+    date = struct.Struct("<BiBB").pack
+    datetime = struct.Struct("<BiBBBBBI").pack
+    time_ = struct.Struct("<BBBBI").pack
+
+    def enc_none(v: None) -> bytes:
+        return b"\0"
+
+    def enc_int(v: int) -> bytes:
+        if not -(2**63) <= v < 2**63:
+            raise ValueError(f"object rows: int {v} does not fit 64 bits")
+        return int_(1, v)
+
+    def enc_float(v: float) -> bytes:
+        return float_(2, v)
+
+    def enc_bool(v: bool) -> bytes:
+        return b"\3\1" if v else b"\3\0"
+
+    def enc_str(v: str) -> bytes:
+        if v.isascii():
+            return str_(4, 0, len(v)) + v.encode("ascii")
+        try:
+            return str_(4, 1, len(v)) + v.encode("latin-1")
+        except UnicodeEncodeError:
+            pass
+        units = v.encode("utf-16-le", "surrogatepass")
+        if len(units) == 2 * len(v):  # no surrogate pairs: every code point < 65536
+            return str_(4, 2, len(v)) + units
+        return str_(4, 4, len(v)) + v.encode("utf-32-le", "surrogatepass")
+
+    def enc_bytes(v: bytes) -> bytes:
+        return sized(5, len(v)) + v
+
+    def enc_date(v: dt.date) -> bytes:
+        return date(6, v.year, v.month, v.day)
+
+    def enc_datetime(v: dt.datetime) -> bytes:
+        if v.tzinfo is not None or v.fold:
+            raise ValueError(f"object rows: {v!r} is not a naive datetime")
+        return datetime(7, v.year, v.month, v.day, v.hour, v.minute, v.second, v.microsecond)
+
+    def enc_time(v: dt.time) -> bytes:
+        if v.tzinfo is not None or v.fold:
+            raise ValueError(f"object rows: {v!r} is not a naive time")
+        return time_(8, v.hour, v.minute, v.second, v.microsecond)
+
+    def enc_decimal(v: Decimal) -> bytes:
+        text = str(v).encode("ascii")
+        return sized(9, len(text)) + text
+
+    encoders: dict[type, Callable[[Any], bytes]] = {
+        type(None): enc_none,
+        int: enc_int,
+        float: enc_float,
+        bool: enc_bool,
+        str: enc_str,
+        bytes: enc_bytes,
+        dt.date: enc_date,
+        dt.datetime: enc_datetime,
+        dt.time: enc_time,
+        Decimal: enc_decimal,
+    }
+    for r in rows:
+        if len(r) != ncols:
+            raise ValueError(f"object rows: a row of {len(r)} values among rows of {ncols}")
+        for v in r:
+            enc = encoders.get(type(v))
+            if enc is None:
+                raise ValueError(f"object rows: no encoding for a value of type {type(v).__qualname__}")
+            out += enc(v)
+    return bytes(out)
 
 
 def dump_objects(spec: dict[str, Any]) -> int:
-    """Writes the rows fastodbc returns for spec["sql"] as packed int64s; returns their count."""
-    import struct
-
+    """Writes the rows fastodbc returns for spec["sql"] (encode_rows); returns their count."""
     import fastodbc
 
     conn = fastodbc.connect(spec["cs"])
     rows = conn.cursor().execute(spec["sql"]).fetchall()
     conn.close()
-    if not rows or not all(type(v) is int and -(2**63) <= v < 2**63 for r in rows for v in r):
-        raise ValueError("the object floor is measured on results of 64-bit integers only")
-    ncols = len(rows[0])
-    packer = struct.Struct(f"<{ncols}q")
+    data = encode_rows(rows)
     with open(spec["objects_path"], "wb") as f:
-        f.write(STRUCT_MAGIC + struct.pack("<I", ncols))
-        for r in rows:
-            f.write(packer.pack(*r))
+        f.write(data)
     return len(rows)
 
 
 def load_objects(spec: dict[str, Any]) -> Callable[[], int]:
-    import struct
+    # The value types' modules are imported untimed, as a client has them before it fetches.
+    import datetime  # noqa: F401
+    import decimal  # noqa: F401
 
     from fastodbc import _native
 
     with open(spec["objects_path"], "rb") as f:
-        data = f.read()
-    if not data.startswith(STRUCT_MAGIC):
-        raise ValueError(f"{spec['objects_path']} is not a dump of integer rows")
-    (ncols,) = struct.unpack_from("<I", data, len(STRUCT_MAGIC))
-    body = data[len(STRUCT_MAGIC) + 4 :]
-    del data
+        body = f.read()
 
     def run() -> int:
-        rows = _native.int_rows(body, ncols)
+        rows = _native.object_rows(body)
         KEPT.append(rows)
         return len(rows)
 

@@ -46,7 +46,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(data_sources, m)?)?;
     text::add_decoder_functions(m)?;
     m.add_function(wrap_pyfunction!(text::decode_loop_ns, m)?)?;
-    m.add_function(wrap_pyfunction!(floor::int_rows, m)?)?;
+    m.add_function(wrap_pyfunction!(floor::object_rows, m)?)?;
     m.add_function(wrap_pyfunction!(exception_class_for_sqlstate, m)?)?;
     Ok(())
 }
