@@ -243,11 +243,24 @@ pub fn utf8_shape(bytes: &[u8]) -> Result<TextShape, InvalidText> {
             chars: bytes.len(),
         });
     }
-    utf8_shape_non_ascii(bytes, bytes.iter().fold(0u8, |m, &b| m.max(b)))
+    utf8_shape_non_ascii(bytes)
 }
 
-/// The rest of `utf8_shape`, out of line so the ASCII path stays small enough to inline.
-fn utf8_shape_non_ascii(bytes: &[u8], max: u8) -> Result<TextShape, InvalidText> {
+/// The rest of `utf8_shape`, out of line so the ASCII path stays small enough to inline. With
+/// AVX2 one pass validates, counts and finds the widest lead byte (`avx2::utf8_shape`).
+fn utf8_shape_non_ascii(bytes: &[u8]) -> Result<TextShape, InvalidText> {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU supports AVX2, the only requirement of `avx2::utf8_shape`.
+        return unsafe { avx2::utf8_shape(bytes) };
+    }
+    utf8_shape_portable(bytes)
+}
+
+/// `utf8_shape` without SSSE3: a max over the bytes, simdutf8's validator and a count of the
+/// continuation bytes, three passes.
+fn utf8_shape_portable(bytes: &[u8]) -> Result<TextShape, InvalidText> {
+    let max = bytes.iter().fold(0u8, |m, &b| m.max(b));
     // SIMD validation (runtime CPU detection); the `compat` flavour reports where the first
     // invalid sequence starts, as CPython does.
     if let Err(e) = simdutf8::compat::from_utf8(bytes) {
@@ -255,19 +268,38 @@ fn utf8_shape_non_ascii(bytes: &[u8], max: u8) -> Result<TextShape, InvalidText>
             offset: e.valid_up_to(),
         });
     }
-    // In valid UTF-8 the widest lead byte gives the widest character's range exactly:
-    // C2/C3 lead U+0080..U+00FF, up to EF lead U+0100..U+FFFF, F0.. lead astral characters.
-    let kind = if max <= 0xC3 {
+    Ok(TextShape {
+        kind: kind_of_max_byte(max),
+        chars: bytes.len() - continuation_bytes(bytes),
+    })
+}
+
+/// The storage kind of valid UTF-8 whose largest byte is `max` (not ASCII): the widest lead
+/// byte gives the widest character's range exactly: C2/C3 lead U+0080..U+00FF, up to EF
+/// lead U+0100..U+FFFF, F0.. lead astral characters.
+#[inline]
+fn kind_of_max_byte(max: u8) -> TextKind {
+    if max <= 0xC3 {
         TextKind::Latin1
     } else if max <= 0xEF {
         TextKind::Ucs2
     } else {
         TextKind::Ucs4
-    };
-    Ok(TextShape {
-        kind,
-        chars: bytes.len() - continuation_bytes(bytes),
-    })
+    }
+}
+
+/// The error of invalid UTF-8 found by a SIMD pass: where the first invalid sequence starts,
+/// as std (and CPython) report it. Out of line and cold: only invalid input gets here.
+#[cold]
+#[inline(never)]
+fn utf8_error(bytes: &[u8]) -> Result<TextShape, InvalidText> {
+    match std::str::from_utf8(bytes) {
+        Err(e) => Err(InvalidText {
+            offset: e.valid_up_to(),
+        }),
+        // Unreachable unless the SIMD check is wrong; the portable pass decides then.
+        Ok(_) => utf8_shape_portable(bytes),
+    }
 }
 
 /// Index of the first byte of `bytes` that is not ASCII (`bytes.len()` if none), eight bytes
@@ -873,6 +905,332 @@ mod sse2 {
     }
 }
 
+/// The one-pass UTF-8 shape for CPUs with AVX2 (detected at run time by the caller).
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{utf8_error, InvalidText, TextKind, TextShape};
+    use std::arch::x86_64::*;
+
+    // The error classes of the lookup-table validator of Keiser and Lemire ("Validating
+    // UTF-8 in less than one instruction per byte", 2021), as simdjson and simdutf8 use it:
+    // each class is a bit set by the three tables below for the (previous byte, byte) pairs
+    // that may show it, so a pair is invalid exactly when a bit survives the AND of its
+    // three lookups. The 2nd to 4th bytes of three- and four-byte sequences, which a
+    // table of byte pairs cannot see, are checked by `must_be_2_3_continuation`.
+    const TOO_SHORT: u8 = 1 << 0; // a lead not followed by a continuation byte
+    const TOO_LONG: u8 = 1 << 1; // ASCII followed by a continuation byte
+    const OVERLONG_3: u8 = 1 << 2; // E0 80..9F
+    const TOO_LARGE: u8 = 1 << 3; // F4 90..BF, F5..FF 80..BF
+    const SURROGATE: u8 = 1 << 4; // ED A0..BF
+    const OVERLONG_2: u8 = 1 << 5; // C0 / C1 80..BF
+    const TOO_LARGE_1000: u8 = 1 << 6; // F5..FF 80..8F
+    const OVERLONG_4: u8 = 1 << 6; // F0 80..8F
+    const TWO_CONTS: u8 = 1 << 7; // a continuation byte after another (checked again below)
+    const CARRY: u8 = TOO_SHORT | TOO_LONG | TWO_CONTS;
+
+    /// Classes by the high nibble of the previous byte.
+    static PREV_HIGH: [u8; 16] = [
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TOO_LONG,
+        TWO_CONTS,
+        TWO_CONTS,
+        TWO_CONTS,
+        TWO_CONTS,
+        TOO_SHORT | OVERLONG_2,
+        TOO_SHORT,
+        TOO_SHORT | OVERLONG_3 | SURROGATE,
+        TOO_SHORT | TOO_LARGE | TOO_LARGE_1000 | OVERLONG_4,
+    ];
+
+    /// Classes by the low nibble of the previous byte.
+    static PREV_LOW: [u8; 16] = [
+        CARRY | OVERLONG_3 | OVERLONG_2 | OVERLONG_4,
+        CARRY | OVERLONG_2,
+        CARRY,
+        CARRY,
+        CARRY | TOO_LARGE,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000 | SURROGATE,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+        CARRY | TOO_LARGE | TOO_LARGE_1000,
+    ];
+
+    /// Classes by the high nibble of the byte itself.
+    static HIGH: [u8; 16] = [
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE_1000 | OVERLONG_4,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | OVERLONG_3 | TOO_LARGE,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+        TOO_LONG | OVERLONG_2 | TWO_CONTS | SURROGATE | TOO_LARGE,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+        TOO_SHORT,
+    ];
+
+    /// Per lane, the largest byte that may end a value there (the last three lanes of the
+    /// last block): a lead byte needing more bytes than are left is a truncated sequence.
+    static LAST_MAX: [u8; 32] = {
+        let mut t = [0xFFu8; 32];
+        t[29] = 0xEF;
+        t[30] = 0xDF;
+        t[31] = 0xBF;
+        t
+    };
+
+    /// Mask for the last, overlapping block: 32 bytes from offset `r` (the bytes not yet
+    /// counted, below 32) select lanes `32 - r ..`.
+    static TAIL_LANES: [u8; 64] = {
+        let mut t = [0u8; 64];
+        let mut k = 32;
+        while k < 64 {
+            t[k] = 0xFF;
+            k += 1;
+        }
+        t
+    };
+
+    /// Blocks per counting round: each byte counter lane stays below 256 (the first and
+    /// the last block of a value may add two more).
+    const COUNT_BLOCKS: usize = 250;
+
+    /// Bytes of one block.
+    const B: usize = 32;
+
+    /// A 16-byte table in both 128-bit lanes (`_mm256_shuffle_epi8` looks up within each).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn table(t: &[u8; 16]) -> __m256i {
+        // SAFETY: sixteen bytes in bounds.
+        _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(t.as_ptr().cast::<__m128i>()) })
+    }
+
+    /// The running state of one pass: the error bits, the largest byte of every lane and the
+    /// continuation bytes counted in byte lanes.
+    struct Pass {
+        tables: [__m256i; 3],
+        error: __m256i,
+        max: __m256i,
+        count: __m256i,
+    }
+
+    impl Pass {
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        fn new() -> Self {
+            Pass {
+                tables: [table(&PREV_HIGH), table(&PREV_LOW), table(&HIGH)],
+                error: _mm256_setzero_si256(),
+                max: _mm256_setzero_si256(),
+                count: _mm256_setzero_si256(),
+            }
+        }
+
+        /// Checks block `v`, whose three preceding bytes (in the lanes of the same index)
+        /// are `p1`, `p2` and `p3`, and counts its continuation bytes in the lanes of
+        /// `fresh` (all ones, or those of the last block not counted before).
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        fn block(&mut self, v: __m256i, p1: __m256i, p2: __m256i, p3: __m256i, fresh: __m256i) {
+            let nibble = _mm256_set1_epi8(0x0F);
+            let prev_high = _mm256_and_si256(_mm256_srli_epi16(p1, 4), nibble);
+            let high = _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble);
+            let special = _mm256_and_si256(
+                _mm256_and_si256(
+                    _mm256_shuffle_epi8(self.tables[0], prev_high),
+                    _mm256_shuffle_epi8(self.tables[1], _mm256_and_si256(p1, nibble)),
+                ),
+                _mm256_shuffle_epi8(self.tables[2], high),
+            );
+            // The 3rd byte of a three- or four-byte sequence and the 4th of a four-byte one
+            // must be continuation bytes (bit 7 of the saturated differences), and only
+            // those and the 2nd bytes (the tables' TWO_CONTS) may be.
+            let must_continue = _mm256_and_si256(
+                _mm256_or_si256(
+                    _mm256_subs_epu8(p2, _mm256_set1_epi8(0xE0u8.wrapping_sub(0x80) as i8)),
+                    _mm256_subs_epu8(p3, _mm256_set1_epi8(0xF0u8.wrapping_sub(0x80) as i8)),
+                ),
+                _mm256_set1_epi8(0x80u8 as i8),
+            );
+            self.error = _mm256_or_si256(self.error, _mm256_xor_si256(must_continue, special));
+            self.max = _mm256_max_epu8(self.max, v);
+            // Continuation bytes are 80..BF: below -64 as i8.
+            let continuation = _mm256_cmpgt_epi8(_mm256_set1_epi8(-64), v);
+            self.count = _mm256_sub_epi8(self.count, _mm256_and_si256(continuation, fresh));
+        }
+
+        /// Counts gathered so far, the byte lanes cleared.
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        fn take_count(&mut self) -> usize {
+            let s = _mm256_sad_epu8(self.count, _mm256_setzero_si256());
+            self.count = _mm256_setzero_si256();
+            let s = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+            (_mm_cvtsi128_si64(s) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(s, s))) as usize
+        }
+    }
+
+    /// 32 bytes at `at`.
+    ///
+    /// SAFETY: `at + 32 <= bytes.len()`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn load(bytes: &[u8], at: usize) -> __m256i {
+        debug_assert!(at + B <= bytes.len());
+        _mm256_loadu_si256(bytes.as_ptr().add(at).cast::<__m256i>())
+    }
+
+    /// `super::utf8_shape` of text that is not ASCII, in one pass of 32 bytes at a time:
+    /// the Keiser-Lemire validation, the largest byte and the count of continuation bytes
+    /// together. The leading ASCII is skipped first; the first block checked has only
+    /// ASCII before it, so its preceding bytes are zeros shifted in; the others load
+    /// theirs. A last partial block is the last 32 bytes, its lanes counted before masked
+    /// off. Values of fewer than 35 bytes (and not 32) are copied to the end of a zeroed
+    /// buffer first. Invalid input goes to `utf8_error` for the offset.
+    ///
+    /// SAFETY: the CPU supports AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn utf8_shape(bytes: &[u8]) -> Result<TextShape, InvalidText> {
+        let len = bytes.len();
+        let mut buf;
+        let blocks = if len < B + 3 && len != B {
+            buf = [0u8; 2 * B];
+            buf[2 * B - len..].copy_from_slice(bytes);
+            // Zeros before the text: ASCII, nothing counted.
+            if len < B {
+                &buf[B..]
+            } else {
+                &buf[..]
+            }
+        } else {
+            bytes
+        };
+        match shape_blocks(blocks) {
+            Some((kind, continuation)) => Ok(TextShape {
+                kind,
+                chars: len - continuation,
+            }),
+            None => utf8_error(bytes),
+        }
+    }
+
+    /// The kind and the number of continuation bytes of `bytes` (32 or at least 35 bytes,
+    /// not all ASCII), `None` if it is not valid UTF-8.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn shape_blocks(bytes: &[u8]) -> Option<(TextKind, usize)> {
+        let len = bytes.len();
+        debug_assert!(len == B || len >= B + 3);
+        let last = len - B;
+        let mut pass = Pass::new();
+        let all = _mm256_set1_epi8(-1);
+        // SAFETY: every load is of 32 bytes at most at `last` (and at least at 0: the block
+        // loads at i - 3 have i >= 32, the last block's at last - 3 has last >= 3 when it
+        // runs: len >= 35); TAIL_LANES is loaded at r < 32, below its 64.
+        unsafe {
+            // Skip the leading ASCII: the first block to check starts at the first other
+            // byte, or is the last block.
+            let mut i = 0usize;
+            let first = loop {
+                if i >= last {
+                    break last;
+                }
+                let m = _mm256_movemask_epi8(load(bytes, i));
+                if m != 0 {
+                    break (i + m.trailing_zeros() as usize).min(last);
+                }
+                i += B;
+            };
+            let v = load(bytes, first);
+            // The bytes before `v`: its lanes moved up, zeros (ASCII) shifted in.
+            let low = _mm256_permute2x128_si256::<0x08>(v, v);
+            pass.block(
+                v,
+                _mm256_alignr_epi8::<15>(v, low),
+                _mm256_alignr_epi8::<14>(v, low),
+                _mm256_alignr_epi8::<13>(v, low),
+                all,
+            );
+            let mut tail = v;
+            let mut i = first + B;
+            let mut continuation = 0usize;
+            loop {
+                let stop = last.min(i + B * COUNT_BLOCKS);
+                while i <= stop {
+                    let v = load(bytes, i);
+                    pass.block(
+                        v,
+                        load(bytes, i - 1),
+                        load(bytes, i - 2),
+                        load(bytes, i - 3),
+                        all,
+                    );
+                    tail = v;
+                    i += B;
+                }
+                if i > last {
+                    break;
+                }
+                continuation += pass.take_count();
+            }
+            if i < len {
+                let v = load(bytes, last);
+                let fresh = _mm256_loadu_si256(TAIL_LANES.as_ptr().add(len - i).cast::<__m256i>());
+                pass.block(
+                    v,
+                    load(bytes, last - 1),
+                    load(bytes, last - 2),
+                    load(bytes, last - 3),
+                    fresh,
+                );
+                tail = v;
+            }
+            continuation += pass.take_count();
+            let truncated = _mm256_subs_epu8(
+                tail,
+                _mm256_loadu_si256(LAST_MAX.as_ptr().cast::<__m256i>()),
+            );
+            let error = _mm256_or_si256(pass.error, truncated);
+            if _mm256_testz_si256(error, error) == 0 {
+                return None;
+            }
+            // The largest lead byte gives the kind of valid text (see `kind_of_max_byte`).
+            let at_least = |b: u8| {
+                let floor = _mm256_max_epu8(pass.max, _mm256_set1_epi8(b as i8));
+                _mm256_movemask_epi8(_mm256_cmpeq_epi8(floor, pass.max)) != 0
+            };
+            let kind = if at_least(0xF0) {
+                TextKind::Ucs4
+            } else if at_least(0xC4) {
+                TextKind::Ucs2
+            } else {
+                TextKind::Latin1
+            };
+            Some((kind, continuation))
+        }
+    }
+}
+
 /// One character from the four bytes `w` (little-endian) starting at its lead byte: the code
 /// point and its length in bytes.
 #[inline(always)]
@@ -1145,6 +1503,139 @@ mod tests {
                 (Err(e), Err(s)) => assert_eq!(e.offset, s.valid_up_to(), "input {bytes:x?}"),
                 (ours, std) => panic!("input {bytes:x?}: ours {ours:?}, std {std:?}"),
             }
+        }
+    }
+
+    /// The shape std's validator implies: kind of the widest character, length, or the
+    /// offset of the first invalid sequence.
+    fn reference_shape(bytes: &[u8]) -> Result<TextShape, InvalidText> {
+        match std::str::from_utf8(bytes) {
+            Ok(s) => {
+                let max = s.chars().map(|c| c as u32).max().unwrap_or(0);
+                let kind = [
+                    TextKind::Ascii,
+                    TextKind::Latin1,
+                    TextKind::Ucs2,
+                    TextKind::Ucs4,
+                ]
+                .into_iter()
+                .find(|k| max <= k.max_char())
+                .unwrap();
+                Ok(TextShape {
+                    kind,
+                    chars: s.chars().count(),
+                })
+            }
+            Err(e) => Err(InvalidText {
+                offset: e.valid_up_to(),
+            }),
+        }
+    }
+
+    /// `utf8_shape` and each of its non-ASCII passes the CPU can run against std.
+    fn check_shape8(bytes: &[u8]) {
+        let expected = reference_shape(bytes);
+        assert_eq!(utf8_shape(bytes), expected, "input {bytes:x?}");
+        if expected.map(|s| s.kind) != Ok(TextKind::Ascii) {
+            assert_eq!(utf8_shape_portable(bytes), expected, "input {bytes:x?}");
+            #[cfg(target_arch = "x86_64")]
+            if has_avx2() {
+                // SAFETY: the CPU supports AVX2.
+                let avx2 = unsafe { avx2::utf8_shape(bytes) };
+                assert_eq!(avx2, expected, "input {bytes:x?}");
+            }
+        }
+    }
+
+    #[test]
+    fn shape_passes_match_std_at_every_length_and_position() {
+        // Every length 0..140 (the 32-byte blocks of the AVX2 pass, its zero-padded short
+        // values below 35 bytes and its overlapping last block), text of every category
+        // after ASCII prefixes of every length below 70 (where the ASCII skip ends), valid,
+        // cut short, and with one byte replaced at every position for some lengths.
+        let pools: [&[char]; 7] = [
+            PIECES,
+            &['é', 'ÿ', '\u{80}'],
+            &['a', 'b', ' ', 'é', 'ÿ'],
+            &['Ж', 'ё', '߿'],
+            &[
+                '漢', '字', '\u{800}', '\u{FFFF}', 'Ā', '\u{D7FF}', '\u{E000}',
+            ],
+            &[
+                '😀',
+                '🌰',
+                '\u{10000}',
+                '\u{10FFFF}',
+                '\u{3FFFF}',
+                '\u{40000}',
+            ],
+            &['😀', 'q', ' ', '漢', 'Ж', 'é'],
+        ];
+        let mut x: u64 = 0x5EED_0FA5_C11A_5C00;
+        for pool in pools {
+            for n in 0..140 {
+                let text = random_text(&mut x, n, pool);
+                for prefix in [
+                    0usize, 1, 2, 3, 15, 16, 17, 29, 31, 32, 33, 35, 63, 64, 65, 69,
+                ] {
+                    let s = "k".repeat(prefix) + &text;
+                    let bytes = s.as_bytes();
+                    check_shape8(bytes);
+                    for cut in 1..4.min(bytes.len() + 1) {
+                        check_shape8(&bytes[..bytes.len() - cut]);
+                    }
+                }
+                let bytes = text.as_bytes();
+                if n % 7 == 0 || (28..=40).contains(&bytes.len()) || bytes.len() < 20 {
+                    for at in 0..bytes.len() {
+                        for bad in [
+                            0x80, 0xBF, 0xC0, 0xC1, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0xF5, 0xFF, 0x41,
+                        ] {
+                            let mut b = bytes.to_vec();
+                            b[at] = bad;
+                            check_shape8(&b);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn shape_passes_reject_every_invalid_pair_and_triple() {
+        // Every byte after every non-ASCII byte, completed as a two-, three- or four-byte
+        // sequence would be (overlongs, encoded surrogates, above U+10FFFF, stray and missing
+        // continuation bytes), at offsets across the 32-byte blocks and the short values.
+        for pad in [0usize, 1, 13, 29, 30, 31, 32, 33, 60, 61, 62, 63] {
+            for lead in 0x80..=0xFFu8 {
+                for second in 0x00..=0xFFu8 {
+                    for tail in [&b""[..], b"\x80", b"\x80\x80"] {
+                        let mut b = vec![b'x'; pad];
+                        b.extend_from_slice(&[lead, second]);
+                        b.extend_from_slice(tail);
+                        check_shape8(&b);
+                        b.extend_from_slice(b"yz");
+                        check_shape8(&b);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn shape_counts_long_text() {
+        // More than one counting round of the AVX2 pass (250 blocks of 32 bytes).
+        for s in [
+            "é".repeat(9_000),
+            "漢".repeat(5_000) + "a",
+            "😀".repeat(4_100) + "ab",
+            ("a".repeat(40) + "Жé漢😀").repeat(300),
+        ] {
+            check_shape8(s.as_bytes());
+            let mut b = s.clone().into_bytes();
+            let last = b.len() - 1;
+            b[last] = 0xC3;
+            check_shape8(&b);
         }
     }
 
