@@ -1079,6 +1079,24 @@ mod avx2 {
             self.count = _mm256_sub_epi8(self.count, _mm256_and_si256(continuation, fresh));
         }
 
+        /// `block` for the 32 bytes at `at`, their three preceding bytes loaded from the input;
+        /// returns the block.
+        ///
+        /// SAFETY: `3 <= at` and `at + 32 <= bytes.len()`.
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        unsafe fn block_at(&mut self, bytes: &[u8], at: usize, fresh: __m256i) -> __m256i {
+            let v = load(bytes, at);
+            self.block(
+                v,
+                load(bytes, at - 1),
+                load(bytes, at - 2),
+                load(bytes, at - 3),
+                fresh,
+            );
+            v
+        }
+
         /// Counts gathered so far, the byte lanes cleared.
         #[target_feature(enable = "avx2")]
         #[inline]
@@ -1177,15 +1195,7 @@ mod avx2 {
             loop {
                 let stop = last.min(i + B * COUNT_BLOCKS);
                 while i <= stop {
-                    let v = load(bytes, i);
-                    pass.block(
-                        v,
-                        load(bytes, i - 1),
-                        load(bytes, i - 2),
-                        load(bytes, i - 3),
-                        all,
-                    );
-                    tail = v;
+                    tail = pass.block_at(bytes, i, all);
                     i += B;
                 }
                 if i > last {
@@ -1194,16 +1204,8 @@ mod avx2 {
                 continuation += pass.take_count();
             }
             if i < len {
-                let v = load(bytes, last);
                 let fresh = _mm256_loadu_si256(TAIL_LANES.as_ptr().add(len - i).cast::<__m256i>());
-                pass.block(
-                    v,
-                    load(bytes, last - 1),
-                    load(bytes, last - 2),
-                    load(bytes, last - 3),
-                    fresh,
-                );
-                tail = v;
+                tail = pass.block_at(bytes, last, fresh);
             }
             continuation += pass.take_count();
             let truncated = _mm256_subs_epu8(
