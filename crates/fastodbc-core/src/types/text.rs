@@ -302,6 +302,19 @@ fn utf8_error(bytes: &[u8]) -> Result<TextShape, InvalidText> {
     }
 }
 
+/// `N` bytes, the upper half 0xFF: loaded at offset `r`, a SIMD block's worth of it selects
+/// the last `r` lanes (the tail masks of the overlapping last blocks).
+#[cfg(target_arch = "x86_64")]
+const fn upper_half_set<const N: usize>() -> [u8; N] {
+    let mut t = [0u8; N];
+    let mut k = N / 2;
+    while k < N {
+        t[k] = 0xFF;
+        k += 1;
+    }
+    t
+}
+
 /// Index of the first byte of `bytes` that is not ASCII (`bytes.len()` if none), eight bytes
 /// at a time.
 #[inline]
@@ -656,15 +669,7 @@ mod sse2 {
 
     /// Mask for the last, overlapping block of `continuation_bytes`: sixteen bytes from
     /// offset `r` (the bytes not yet counted) select lanes `16 - r ..`.
-    static TAIL_LANES: [u8; 32] = {
-        let mut t = [0u8; 32];
-        let mut k = 16;
-        while k < 32 {
-            t[k] = 0xFF;
-            k += 1;
-        }
-        t
-    };
+    static TAIL_LANES: [u8; 32] = super::upper_half_set::<32>();
 
     /// Continuation bytes in `bytes[start..]` (`bytes` of at least sixteen bytes, `start`
     /// at most its length): sixteen at a time into byte counters (fewer than 255 blocks per
@@ -1000,15 +1005,7 @@ mod avx2 {
 
     /// Mask for the last, overlapping block: 32 bytes from offset `r` (the bytes not yet
     /// counted, below 32) select lanes `32 - r ..`.
-    static TAIL_LANES: [u8; 64] = {
-        let mut t = [0u8; 64];
-        let mut k = 32;
-        while k < 64 {
-            t[k] = 0xFF;
-            k += 1;
-        }
-        t
-    };
+    static TAIL_LANES: [u8; 64] = super::upper_half_set::<64>();
 
     /// Blocks per counting round: each byte counter lane stays below 256 (the first and
     /// the last block of a value may add two more).
