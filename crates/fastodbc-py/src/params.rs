@@ -118,31 +118,23 @@ pub fn to_param(
 }
 
 fn decimal_param(py: Python<'_>, obj: &Bound<'_, PyAny>, index: usize) -> PyResult<ParamValue> {
-    // A plain Decimal's str() is exact (C code, no context rounding): read the digits from it.
-    // Subclasses may redefine str(), so they take the as_tuple() path.
-    if obj.get_type().is(py_types(py)?.decimal.bind(py)) {
+    let (negative, digits, exponent) = if obj.get_type().is(py_types(py)?.decimal.bind(py)) {
+        // A plain Decimal's str() is exact (C code, no context rounding): read the digits from
+        // it. Subclasses may redefine str(), so they take the as_tuple() path.
         let text = obj.str()?;
-        let parts = numeric::decimal_parts(text.to_str()?);
-        let Some((negative, digits, exponent)) = parts else {
+        numeric::decimal_parts(text.to_str()?).ok_or_else(|| not_numeric(py, obj, index))?
+    } else {
+        let t = obj.call_method0("as_tuple")?;
+        let t = t.downcast::<PyTuple>()?;
+        let sign: i64 = t.get_item(0)?.extract()?;
+        let Ok(exponent) = t.get_item(2)?.extract::<i32>() else {
             return Err(not_numeric(py, obj, index));
         };
-        let (text, precision, scale) = numeric::plain_decimal(negative, &digits, exponent);
-        return Ok(ParamValue::Decimal {
-            text,
-            precision,
-            scale,
-        });
-    }
-    let t = obj.call_method0("as_tuple")?;
-    let t = t.downcast::<PyTuple>()?;
-    let sign: i64 = t.get_item(0)?.extract()?;
-    let exponent = t.get_item(2)?;
-    let Ok(exponent) = exponent.extract::<i32>() else {
-        return Err(not_numeric(py, obj, index));
+        let digits: Vec<u8> = t.get_item(1)?.extract()?;
+        let digits: String = digits.iter().map(|d| (b'0' + d) as char).collect();
+        (sign == 1, digits, exponent)
     };
-    let digits: Vec<u8> = t.get_item(1)?.extract()?;
-    let text: String = digits.iter().map(|d| (b'0' + d) as char).collect();
-    let (text, precision, scale) = numeric::plain_decimal(sign == 1, &text, exponent);
+    let (text, precision, scale) = numeric::plain_decimal(negative, &digits, exponent);
     Ok(ParamValue::Decimal {
         text,
         precision,

@@ -726,6 +726,34 @@ mod sse2 {
         unsafe { _mm_loadu_si128(bytes.as_ptr().add(i).cast::<__m128i>()) }
     }
 
+    /// ASCII from `i` up to the first other byte, sixteen bytes at a time in a tight loop:
+    /// each block is handed to `store` with its output position (all sixteen lanes; the
+    /// lanes past a non-ASCII byte are overwritten by what follows). Stops when a block holds
+    /// another byte or the next one would not fit the input or `out_len - o` lanes of output.
+    ///
+    /// SAFETY: `i + 16 <= bytes.len()` and `o + 16 <= out_len` on entry; `store(o, v)` may
+    /// write 16 lanes at `o`.
+    #[inline(always)]
+    unsafe fn ascii_blocks(
+        bytes: &[u8],
+        i: &mut usize,
+        o: &mut usize,
+        out_len: usize,
+        mut store: impl FnMut(usize, __m128i),
+    ) {
+        loop {
+            let v = block(bytes, *i);
+            let other = _mm_movemask_epi8(v) as u32;
+            store(*o, v);
+            let m = (other | 0x1_0000).trailing_zeros() as usize;
+            *i += m;
+            *o += m;
+            if other != 0 || *i + 16 > bytes.len() || out_len - *o < 16 {
+                break;
+            }
+        }
+    }
+
     /// `write_wide` for Latin-1 text into one byte per character: blocks of sixteen ASCII
     /// bytes or eight two-byte characters (C2/C3 xx), the same way. Returns the input and
     /// output positions reached (nothing done below sixteen bytes). The bytes are not
@@ -743,18 +771,10 @@ mod sse2 {
             unsafe {
                 if b < 0x80 {
                     if room >= 16 {
-                        // ASCII up to the first other byte; whole blocks in a tight loop.
-                        loop {
-                            let v = block(bytes, i);
-                            let other = _mm_movemask_epi8(v) as u32;
-                            _mm_storeu_si128(out.as_mut_ptr().add(o).cast::<__m128i>(), v);
-                            let m = (other | 0x1_0000).trailing_zeros() as usize;
-                            i += m;
-                            o += m;
-                            if other != 0 || i + 16 > len || out.len() - o < 16 {
-                                break;
-                            }
-                        }
+                        let n = out.len();
+                        ascii_blocks(bytes, &mut i, &mut o, n, |o, v| {
+                            _mm_storeu_si128(out.as_mut_ptr().add(o).cast::<__m128i>(), v)
+                        });
                         continue;
                     }
                 } else if room >= 8 {
@@ -814,20 +834,12 @@ mod sse2 {
             unsafe {
                 if b < 0x80 {
                     if room >= 16 {
-                        // ASCII up to the first other byte; whole blocks in a tight loop.
-                        loop {
-                            let v = block(bytes, i);
-                            let other = _mm_movemask_epi8(v) as u32;
+                        let n = out.len();
+                        ascii_blocks(bytes, &mut i, &mut o, n, |o, v| {
                             let zero = _mm_setzero_si128();
                             store_u16x8(out, o, _mm_unpacklo_epi8(v, zero));
                             store_u16x8(out, o + 8, _mm_unpackhi_epi8(v, zero));
-                            let m = (other | 0x1_0000).trailing_zeros() as usize;
-                            i += m;
-                            o += m;
-                            if other != 0 || i + 16 > len || out.len() - o < 16 {
-                                break;
-                            }
-                        }
+                        });
                         continue;
                     }
                 } else if b < 0xE0 {
