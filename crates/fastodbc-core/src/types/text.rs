@@ -366,9 +366,21 @@ pub fn utf8_write_ucs1(bytes: &[u8], kind: TextKind, out: &mut [u8]) {
     utf8_write_latin1(bytes, out)
 }
 
+/// Latin-1 text as one byte per character: with AVX-512 VBMI2 64 bytes a step, else
+/// `utf8_write_latin1_blocks`.
+fn utf8_write_latin1(bytes: &[u8], out: &mut [u8]) {
+    #[cfg(target_arch = "x86_64")]
+    if avx512::available() {
+        // SAFETY: the CPU supports the module.
+        unsafe { avx512::write_latin1(bytes, out) };
+        return;
+    }
+    utf8_write_latin1_blocks(bytes, out)
+}
+
 /// Latin-1 text as one byte per character: on x86-64 the bulk in blocks (`sse2::write_latin1`),
 /// the rest one character at a time.
-fn utf8_write_latin1(bytes: &[u8], out: &mut [u8]) {
+fn utf8_write_latin1_blocks(bytes: &[u8], out: &mut [u8]) {
     // The leading ASCII as one copy: memcpy loads ahead of its stores, where the block loop's
     // store-then-load steps stalled in some placements of input and output (4K aliasing:
     // 127 ASCII + 1 Latin-1 character took 50 ns in one process in three, 34 ns in the others).
@@ -386,7 +398,8 @@ fn utf8_write_latin1(bytes: &[u8], out: &mut [u8]) {
     };
     #[cfg(not(target_arch = "x86_64"))]
     let (mut i, mut o) = (prefix, prefix);
-    while i < bytes.len() {
+    // A short `out` gets the first characters, as from the other writers.
+    while i < bytes.len() && o < out.len() {
         let b = bytes[i];
         if b < 0x80 {
             out[o] = b;
@@ -411,12 +424,25 @@ mod sealed {
 pub trait WideUnit: Copy + sealed::Sealed {
     /// The unit holding character `c` (UCS-2 is only chosen when every `c` is below U+10000).
     fn from_code(c: u32) -> Self;
+
+    /// The AVX-512 writer of this width.
+    ///
+    /// SAFETY: the CPU supports `avx512` (`avx512::available()`).
+    #[cfg(target_arch = "x86_64")]
+    #[doc(hidden)]
+    unsafe fn write_avx512(bytes: &[u8], out: &mut [Self]);
 }
 
 impl WideUnit for u16 {
     #[inline(always)]
     fn from_code(c: u32) -> Self {
         c as u16
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn write_avx512(bytes: &[u8], out: &mut [Self]) {
+        avx512::write_ucs2(bytes, out)
     }
 }
 
@@ -425,12 +451,30 @@ impl WideUnit for u32 {
     fn from_code(c: u32) -> Self {
         c
     }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn write_avx512(bytes: &[u8], out: &mut [Self]) {
+        avx512::write_ucs4(bytes, out)
+    }
 }
 
-/// Writes UTF-8 as UCS-2 or UCS-4 code points. On x86-64 the bulk goes through
-/// `sse2::write_wide` (blocks of characters of one length); the rest, and everything on other
-/// targets, one character at a time.
+/// Writes UTF-8 as UCS-2 or UCS-4 code points: with AVX-512 VBMI2 up to 32 characters a
+/// step, else `utf8_write_wide_blocks`.
 pub fn utf8_write_wide<T: WideUnit>(s: &str, out: &mut [T]) {
+    #[cfg(target_arch = "x86_64")]
+    if avx512::available() {
+        // SAFETY: the CPU supports the module.
+        unsafe { T::write_avx512(s.as_bytes(), out) };
+        return;
+    }
+    utf8_write_wide_blocks(s, out)
+}
+
+/// `utf8_write_wide` without AVX-512. On x86-64 the bulk goes through `sse2::write_wide`
+/// (blocks of characters of one length); the rest, and everything on other targets, one
+/// character at a time.
+fn utf8_write_wide_blocks<T: WideUnit>(s: &str, out: &mut [T]) {
     let bytes = s.as_bytes();
     #[cfg(target_arch = "x86_64")]
     let (mut i, mut o) = sse2::write_wide(s, out);
@@ -453,6 +497,9 @@ pub fn utf8_write_wide<T: WideUnit>(s: &str, out: &mut [T]) {
         }
     }
 }
+
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 
 /// The SSE2 decoder (SSE2 is part of x86-64: no feature detection).
 #[cfg(target_arch = "x86_64")]
@@ -1294,25 +1341,71 @@ mod tests {
     fn decode8(bytes: &[u8]) -> Result<String, InvalidText> {
         let shape = utf8_shape(bytes)?;
         let s = std::str::from_utf8(bytes).unwrap();
+        let n = shape.chars;
         Ok(match shape.kind {
             TextKind::Ascii | TextKind::Latin1 => {
-                let mut out = vec![0u8; shape.chars];
-                utf8_write_ucs1(bytes, shape.kind, &mut out);
-                out.iter().map(|&b| b as char).collect()
+                let kind = shape.kind;
+                let blocks = move |out: &mut [u8]| match kind {
+                    TextKind::Ascii => utf8_write_ucs1(bytes, kind, out),
+                    _ => utf8_write_latin1_blocks(bytes, out),
+                };
+                agreeing(
+                    n,
+                    0xAA,
+                    &[&|out| utf8_write_ucs1(bytes, kind, out), &blocks],
+                )
+                .iter()
+                .map(|&b| b as char)
+                .collect()
             }
-            TextKind::Ucs2 => {
-                let mut out = vec![0u16; shape.chars];
-                utf8_write_wide(s, &mut out);
-                out.iter()
-                    .map(|&u| char::from_u32(u as u32).unwrap())
-                    .collect()
-            }
-            TextKind::Ucs4 => {
-                let mut out = vec![0u32; shape.chars];
-                utf8_write_wide(s, &mut out);
-                out.iter().map(|&u| char::from_u32(u).unwrap()).collect()
-            }
+            TextKind::Ucs2 => agreeing(
+                n,
+                0xAAAAu16,
+                &[&|out| utf8_write_wide(s, out), &|out| {
+                    utf8_write_wide_blocks(s, out)
+                }],
+            )
+            .iter()
+            .map(|&u| char::from_u32(u as u32).unwrap())
+            .collect(),
+            TextKind::Ucs4 => agreeing(
+                n,
+                0xAAAA_AAAAu32,
+                &[&|out| utf8_write_wide(s, out), &|out| {
+                    utf8_write_wide_blocks(s, out)
+                }],
+            )
+            .iter()
+            .map(|&u| char::from_u32(u).unwrap())
+            .collect(),
         })
+    }
+
+    type Writer<'a, T> = &'a dyn Fn(&mut [T]);
+
+    /// The output of `writers` (the public writer, AVX-512 on CPUs that have it, and the
+    /// block writer it takes over from), which must agree; each writes the front `n` units of
+    /// a longer buffer, whose rest must keep `canary`.
+    fn agreeing<T: Copy + PartialEq + std::fmt::Debug>(
+        n: usize,
+        canary: T,
+        writers: &[Writer<'_, T>],
+    ) -> Vec<T> {
+        let mut first: Option<Vec<T>> = None;
+        for write in writers {
+            let mut buf = vec![canary; n + 80];
+            write(&mut buf[..n]);
+            assert!(
+                buf[n..].iter().all(|&u| u == canary),
+                "wrote past the output"
+            );
+            buf.truncate(n);
+            match &first {
+                Some(f) => assert_eq!(&buf, f, "writers disagree"),
+                None => first = Some(buf),
+            }
+        }
+        first.unwrap_or_default()
     }
 
     const SAMPLES: &[&str] = &[
@@ -1651,14 +1744,46 @@ mod tests {
     }
 
     #[test]
-    fn wide_writers_stop_at_a_short_output() {
-        // A safe API: an output shorter than the text is filled and nothing more.
-        let s = "ab😀漢é".repeat(10);
+    fn writers_stop_at_a_short_output() {
+        // A safe API: an output shorter than the text is filled and nothing more, by the
+        // public writers (AVX-512 where the CPU has it) and the block writers alike.
+        let s = "ab😀漢é".repeat(30);
         let full: Vec<u32> = s.chars().map(|c| c as u32).collect();
+        let bmp = s.replace('😀', "Ж");
+        let full2: Vec<u16> = bmp.chars().map(|c| c as u16).collect();
+        let latin1 = "abcé".repeat(40);
+        let full1: Vec<u8> = latin1.chars().map(|c| c as u8).collect();
         for n in 0..full.len() {
             let mut out = vec![0u32; n];
             utf8_write_wide(&s, &mut out);
             assert_eq!(out[..], full[..n]);
+            utf8_write_wide_blocks(&s, &mut out);
+            assert_eq!(out[..], full[..n]);
+            let mut out = vec![0u16; n];
+            utf8_write_wide(&bmp, &mut out);
+            assert_eq!(out[..], full2[..n]);
+            utf8_write_wide_blocks(&bmp, &mut out);
+            assert_eq!(out[..], full2[..n]);
+            let mut out = vec![0u8; n];
+            utf8_write_ucs1(latin1.as_bytes(), TextKind::Latin1, &mut out);
+            assert_eq!(out[..], full1[..n]);
+            utf8_write_latin1_blocks(latin1.as_bytes(), &mut out);
+            assert_eq!(out[..], full1[..n]);
+        }
+    }
+
+    #[test]
+    fn wide_writers_stay_in_bounds_on_the_wrong_width() {
+        // UCS-2 output for text with astral characters (a caller's mistake): wrong units, but
+        // the writers finish and write nothing past the output.
+        let mut x: u64 = 0x0123_4567_89AB_CDEF;
+        for n in 0..200 {
+            let s = random_text(&mut x, n, PIECES);
+            let chars = s.chars().count();
+            let mut buf = vec![0xAAAAu16; chars + 80];
+            utf8_write_wide(&s, &mut buf[..chars]);
+            utf8_write_wide_blocks(&s, &mut buf[..chars]);
+            assert!(buf[chars..].iter().all(|&u| u == 0xAAAA));
         }
     }
 
