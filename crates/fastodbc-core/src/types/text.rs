@@ -1582,6 +1582,24 @@ mod tests {
     }
 
     #[test]
+    fn ascii_runs_inside_wide_text_round_trip() {
+        // Runs of ASCII of every length up to 140 before, between and after wide characters:
+        // the AVX-512 writers widen whole 64-byte ASCII steps on their own path.
+        for k in 0..=140 {
+            for wide in ["é", "Ж", "漢", "😀", "Ж😀"] {
+                let run = "x".repeat(k);
+                for s in [
+                    format!("{run}{wide}"),
+                    format!("{wide}{run}"),
+                    format!("{wide}{run}{wide}{}", "y".repeat(k % 67)),
+                ] {
+                    assert_eq!(decode8(s.as_bytes()).unwrap(), s, "{s:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn corrupted_long_utf8_matches_std() {
         // Valid mixed text of up to ~300 bytes with one byte replaced (or the end cut off):
         // the offset of the first invalid sequence must be std's `valid_up_to`, as CPython's.

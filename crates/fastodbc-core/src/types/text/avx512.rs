@@ -87,6 +87,17 @@ impl Step {
         }
     }
 
+    /// Whether the step is 64 ASCII bytes and `room` holds them: the writers then store or
+    /// widen them with no character arithmetic and, more to the point, advance by a constant,
+    /// so the next step's load need not wait for this one's start positions (127 ASCII and
+    /// one Cyrillic character took 44 ns through the general steps, 29 ns this way, 33 ns with
+    /// the SSE2 block writer).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn all_ascii(&self, room: usize) -> bool {
+        self.rem >= 64 && room >= 64 && _mm512_movepi8_mask(self.v) == 0
+    }
+
     /// Bytes consumed when the characters at `taken` were written: up to the first start
     /// after them, or the whole step. (Valid input always takes the start at 0.)
     #[inline(always)]
@@ -129,6 +140,12 @@ pub(super) unsafe fn write_latin1(bytes: &[u8], out: &mut [u8]) {
     let (mut i, mut o) = (0usize, 0usize);
     while i < bytes.len() {
         let step = load(bytes, i);
+        if step.all_ascii(out.len() - o) {
+            // SAFETY: 64 bytes fit in `out` (`all_ascii`).
+            _mm512_storeu_si512(out.as_mut_ptr().add(o).cast(), step.v);
+            (i, o) = (i + 64, o + 64);
+            continue;
+        }
         let taken = step.complete(2);
         // Each lead byte becomes its character, ((lead & 3) << 6) | (next & 0x3F): the
         // 16-bit shift keeps the two bits inside their byte. Every other start is ASCII.
@@ -146,7 +163,13 @@ pub(super) unsafe fn write_latin1(bytes: &[u8], out: &mut [u8]) {
             return;
         }
         o += n as usize;
-        i += step.consumed(taken);
+        // Every start but one in the last byte of a full step was taken: the short form of
+        // `consumed`, for a shorter wait before the next load.
+        i += if step.rem > 64 {
+            64 - (step.starts >> 63) as usize
+        } else {
+            step.rem
+        };
     }
 }
 
@@ -172,6 +195,20 @@ pub(super) unsafe fn write_ucs2(bytes: &[u8], out: &mut [u16]) {
     let (mut i, mut o) = (0usize, 0usize);
     while i < bytes.len() {
         let step = load(bytes, i);
+        if step.all_ascii(out.len() - o) {
+            // SAFETY: 64 units fit in `out` (`all_ascii`).
+            for half in 0..2 {
+                let quarter = if half == 0 {
+                    _mm512_castsi512_si256(step.v)
+                } else {
+                    _mm512_extracti64x4_epi64::<1>(step.v)
+                };
+                let units = _mm512_cvtepu8_epi16(quarter);
+                _mm512_storeu_si512(out.as_mut_ptr().add(o + 32 * half).cast(), units);
+            }
+            (i, o) = (i + 64, o + 64);
+            continue;
+        }
         // The first 32 complete characters: one vector of 16-bit lanes.
         let taken = _pdep_u64(0xFFFF_FFFF, step.complete(3));
         let [b0, b1, b2, _] = gather(&step, taken, positions);
@@ -212,6 +249,21 @@ pub(super) unsafe fn write_ucs4(bytes: &[u8], out: &mut [u32]) {
     let (mut i, mut o) = (0usize, 0usize);
     while i < bytes.len() {
         let step = load(bytes, i);
+        if step.all_ascii(out.len() - o) {
+            // SAFETY: 64 units fit in `out` (`all_ascii`).
+            for quarter in 0..4 {
+                let bytes16 = match quarter {
+                    0 => _mm512_castsi512_si128(step.v),
+                    1 => _mm512_extracti32x4_epi32::<1>(step.v),
+                    2 => _mm512_extracti32x4_epi32::<2>(step.v),
+                    _ => _mm512_extracti32x4_epi32::<3>(step.v),
+                };
+                let units = _mm512_cvtepu8_epi32(bytes16);
+                _mm512_storeu_si512(out.as_mut_ptr().add(o + 16 * quarter).cast(), units);
+            }
+            (i, o) = (i + 64, o + 64);
+            continue;
+        }
         let taken = _pdep_u64(0xFFFF_FFFF, step.complete(4));
         let (k, n) = fitting(taken, out.len() - o);
         let bytes4 = gather(&step, taken, positions);
