@@ -33,21 +33,27 @@ static AVAILABLE: AtomicU8 = AtomicU8::new(0);
 
 /// Whether the CPU (and the OS, which must save the registers) supports everything this
 /// module uses: AVX-512 F/BW (masked byte and word operations), VBMI (`vpermb`), VBMI2
-/// (`vpcompressb`) and BMI2 (`pdep`). Checked once per process.
-#[inline]
+/// (`vpcompressb`) and BMI2 (`pdep`). One load once known: it is asked once per value.
+#[inline(always)]
 pub(super) fn available() -> bool {
     match AVAILABLE.load(Ordering::Relaxed) {
-        0 => {
-            let yes = is_x86_feature_detected!("avx512f")
-                && is_x86_feature_detected!("avx512bw")
-                && is_x86_feature_detected!("avx512vbmi")
-                && is_x86_feature_detected!("avx512vbmi2")
-                && is_x86_feature_detected!("bmi2");
-            AVAILABLE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
-            yes
-        }
-        v => v == 2,
+        2 => true,
+        1 => false,
+        _ => detect(),
     }
+}
+
+/// The first `available()` of the process: asks the CPU and keeps the answer.
+#[cold]
+#[inline(never)]
+fn detect() -> bool {
+    let yes = is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx512bw")
+        && is_x86_feature_detected!("avx512vbmi")
+        && is_x86_feature_detected!("avx512vbmi2")
+        && is_x86_feature_detected!("bmi2");
+    AVAILABLE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+    yes
 }
 
 /// One step's input: the bytes at `at` (zeros past the end of `bytes`), where characters
