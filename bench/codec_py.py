@@ -48,7 +48,7 @@ def _cycle(alphabet: str, n: int) -> str:
 
 
 #: The categories of issue 3, and one value shaped like the unicode3 dataset's (emoji, ASCII
-#: runs, CJK, Latin-1 and Cyrillic in one value); the same strings as bench/codec/src/main.rs.
+#: runs, CJK, Latin-1 and Cyrillic in one value); the same strings as bench/codec/src/text.rs.
 CATEGORIES: dict[str, str] = {
     "ascii8": _cycle(_ASCII, 8),
     "ascii32": _cycle(_ASCII, 32),

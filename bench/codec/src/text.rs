@@ -1,0 +1,169 @@
+//! The text categories and the decode step of the fetch path (fastodbc-py's text.rs) without
+//! Python: shape, then write into storage allocated beforehand, as `PyUnicode_New` would
+//! allocate it.
+
+use std::hint::black_box;
+
+use fastodbc_core::types::text::{
+    utf16_shape, utf16_write_ucs1, utf16_write_ucs2, utf16_write_ucs4, utf8_shape, utf8_write_ucs1,
+    utf8_write_wide, TextKind,
+};
+
+use crate::{case, Visit};
+
+/// The text categories of issue 3 and `mixed42`, one value shaped like the `unicode3`
+/// dataset's (emoji, ASCII runs, CJK, Latin-1 and Cyrillic share a value, so it is UCS-4 with
+/// runs of every width inside); bench/codec_py.py builds the same strings.
+pub const CATEGORIES: &[&str] = &[
+    "ascii8",
+    "ascii32",
+    "ascii128",
+    "ascii2048",
+    "ascii127_nonascii1",
+    "latin1_32",
+    "cyrillic32",
+    "cjk32",
+    "emoji16",
+    "mixed42",
+];
+
+/// 42 characters, 83 bytes of UTF-8: 6 emoji, 20 ASCII in runs, 7 CJK, 3 Latin-1, 6 Cyrillic.
+const MIXED42: &str = "🌰🌯🌽😹yOUaIzlEjdZg6v6 2m🌰🙃侁乫乁佔伭付伻 íëø Привет";
+
+fn cycle(alphabet: &[char], n: usize) -> String {
+    alphabet.iter().cycle().take(n).collect()
+}
+
+/// The text of a category.
+pub fn category(name: &str) -> Option<String> {
+    let ascii: Vec<char> = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 "
+        .chars()
+        .collect();
+    let latin1: Vec<char> = "àáâãäåæçèéêëìíîïñòóôõöøùúûüýÿ".chars().collect();
+    let cyrillic: Vec<char> = (0x410..0x450).filter_map(char::from_u32).collect();
+    let cjk: Vec<char> = (0x4E00..0x4E00 + 64).filter_map(char::from_u32).collect();
+    let emoji: Vec<char> = (0x1F600..0x1F640).filter_map(char::from_u32).collect();
+    Some(match name {
+        "ascii8" => cycle(&ascii, 8),
+        "ascii32" => cycle(&ascii, 32),
+        "ascii128" => cycle(&ascii, 128),
+        "ascii2048" => cycle(&ascii, 2048),
+        "ascii127_nonascii1" => cycle(&ascii, 127) + "é",
+        "latin1_32" => cycle(&latin1, 32),
+        "cyrillic32" => cycle(&cyrillic, 32),
+        "cjk32" => cycle(&cjk, 32),
+        "emoji16" => cycle(&emoji, 16),
+        "mixed42" => MIXED42.to_string(),
+        _ => return None,
+    })
+}
+
+/// Decodes UTF-16 `units` into the storage of their kind; returns the length in characters
+/// (`usize::MAX` for invalid text). `#[inline]`: compiled into the caller's crate, where
+/// codec-bench's text loop keeps it a function of its own.
+#[inline]
+pub fn decode_utf16(units: &[u16], ucs1: &mut [u8], ucs2: &mut [u16], ucs4: &mut [u32]) -> usize {
+    let shape = match utf16_shape(units) {
+        Ok(s) => s,
+        Err(_) => return usize::MAX,
+    };
+    let n = shape.chars;
+    match shape.kind {
+        TextKind::Ascii | TextKind::Latin1 => utf16_write_ucs1(units, &mut ucs1[..n]),
+        TextKind::Ucs2 => utf16_write_ucs2(units, &mut ucs2[..n]),
+        TextKind::Ucs4 => utf16_write_ucs4(units, &mut ucs4[..n]),
+    }
+    n
+}
+
+/// Decodes UTF-8 `bytes` into the storage of their kind; returns the length in characters
+/// (`usize::MAX` for invalid text). `#[inline]` as `decode_utf16`.
+#[inline]
+pub fn decode_utf8(bytes: &[u8], ucs1: &mut [u8], ucs2: &mut [u16], ucs4: &mut [u32]) -> usize {
+    let shape = match utf8_shape(bytes) {
+        Ok(s) => s,
+        Err(_) => return usize::MAX,
+    };
+    let n = shape.chars;
+    match shape.kind {
+        TextKind::Ascii | TextKind::Latin1 => utf8_write_ucs1(bytes, shape.kind, &mut ucs1[..n]),
+        // SAFETY: utf8_shape validated the bytes.
+        TextKind::Ucs2 => utf8_write_wide::<u16>(
+            unsafe { std::str::from_utf8_unchecked(bytes) },
+            &mut ucs2[..n],
+        ),
+        TextKind::Ucs4 => utf8_write_wide::<u32>(
+            unsafe { std::str::from_utf8_unchecked(bytes) },
+            &mut ucs4[..n],
+        ),
+    }
+    n
+}
+
+/// One category's input in both encodings and the storage of every kind, sized for it.
+struct Decode {
+    units: Vec<u16>,
+    bytes: Vec<u8>,
+    ucs1: Vec<u8>,
+    ucs2: Vec<u16>,
+    ucs4: Vec<u32>,
+    chars: usize,
+}
+
+fn run_utf16(d: &mut Decode) {
+    d.chars = decode_utf16(black_box(&d.units), &mut d.ucs1, &mut d.ucs2, &mut d.ucs4);
+    black_box((&d.ucs1, &d.ucs2, &d.ucs4));
+}
+
+fn run_utf8(d: &mut Decode) {
+    d.chars = decode_utf8(black_box(&d.bytes), &mut d.ucs1, &mut d.ucs2, &mut d.ucs4);
+    black_box((&d.ucs1, &d.ucs2, &d.ucs4));
+}
+
+/// Whether the storage holds `text` after a decode.
+fn check(d: &Decode, text: &str) -> Result<(), String> {
+    let want: Vec<u32> = text.chars().map(u32::from).collect();
+    let n = want.len();
+    let got: Vec<u32> = match text.chars().max().map_or(0, u32::from) {
+        0..=0xFF => d.ucs1[..n.min(d.ucs1.len())]
+            .iter()
+            .map(|&c| c.into())
+            .collect(),
+        0x100..=0xFFFF => d.ucs2[..n.min(d.ucs2.len())]
+            .iter()
+            .map(|&c| c.into())
+            .collect(),
+        _ => d.ucs4[..n.min(d.ucs4.len())].to_vec(),
+    };
+    if d.chars != n || got != want {
+        return Err(format!(
+            "decoded {} characters, not the input's {n}",
+            d.chars
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn visit<V: Visit>(utf16: bool, name: &str, v: V) -> Result<V::Out, String> {
+    let text = category(name).ok_or_else(|| format!("unknown category {name}"))?;
+    let units: Vec<u16> = text.encode_utf16().collect();
+    let bytes = text.as_bytes().to_vec();
+    let cap = units.len().max(bytes.len());
+    let mut d = Decode {
+        units,
+        bytes,
+        ucs1: vec![0; cap],
+        ucs2: vec![0; cap],
+        ucs4: vec![0; cap],
+        chars: 0,
+    };
+    if utf16 {
+        run_utf16(&mut d);
+        check(&d, &text)?;
+        Ok(v.visit(case(d, 1, Some(0), run_utf16)))
+    } else {
+        run_utf8(&mut d);
+        check(&d, &text)?;
+        Ok(v.visit(case(d, 1, Some(0), run_utf8)))
+    }
+}
