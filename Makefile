@@ -59,6 +59,6 @@ bench-quick: build ## quick benchmark (~3 min: fewer rows, one floor rowset)
 	cargo build --release -p odbc-floor -p codec-bench
 	.venv/bin/python bench/run.py --scale quick
 
-bench-check: deps ## instruction-count gate of the text decoders (fails on >10% regression)
+bench-check: deps ## instruction-count gate of the codecs: text, numeric, temporal, params (>10% fails)
 	cargo build --release -p codec-bench
 	.venv/bin/python bench/instructions.py --check

@@ -1,8 +1,10 @@
 """Instruction counts of fastodbc's codecs under callgrind, and the regression gate.
 
 target/release/codec-bench (crate bench/codec) runs each case of its groups: the text decoders
-(``utf16``, ``utf8``: the text categories of issue 3). ``codec-bench --list`` names the cases
-and the values one iteration converts. Every case runs under ``valgrind --tool=callgrind`` twice, with 0
+(``utf16``, ``utf8``: the text categories of issue 3), the numeric, temporal and GUID
+converters (``numeric``, ``temporal``, ``guid``) and parameter encoding (``params``).
+``codec-bench --list`` names the cases and the values one iteration converts (a value is a row
+for the parameter batches). Every case runs under ``valgrind --tool=callgrind`` twice, with 0
 iterations and with enough for ITERATIONS values; the difference of the two totals divided by
 the number of values is the number of instructions (Ir) per value. Instruction counts do not
 depend on machine load, so the gate holds on a noisy 2-core box.
@@ -11,6 +13,9 @@ depend on machine load, so the gate holds on a noisy 2-core box.
     python bench/instructions.py --check    # also compare with bench/baseline/instructions.json;
                                             # exit 1 if any case is >10% above its baseline
     python bench/instructions.py --update   # rewrite the baseline (after an intended change)
+    python bench/instructions.py --only numeric params [--check | --update]
+                                            # only these groups; --update then replaces only
+                                            # their entries and keeps the others
 
 ``make bench-check`` builds codec-bench and runs ``--check``.
 """
@@ -54,13 +59,18 @@ def list_cases() -> list[tuple[str, str, int]]:
     return [(g, c, int(v)) for g, c, v in (line.split() for line in out.splitlines())]
 
 
-def measure() -> dict[str, dict[str, float]]:
-    """``{group: {case: Ir per value}}``."""
+def measure(only: list[str] | None = None) -> dict[str, dict[str, float]]:
+    """``{group: {case: Ir per value}}``, for the groups in ``only`` if given."""
     if not BINARY.exists():
         raise SystemExit(f"instructions: {BINARY} is missing (cargo build --release -p codec-bench)")
     if not shutil.which("valgrind"):
         raise SystemExit("instructions: valgrind is not installed (make deps)")
     cases = list_cases()
+    if only:
+        unknown = set(only) - {g for g, _, _ in cases}
+        if unknown:
+            raise SystemExit(f"instructions: no group {', '.join(sorted(unknown))} in codec-bench --list")
+        cases = [c for c in cases if c[0] in only]
     for g, c, v in cases:
         if ITERATIONS % v:
             raise SystemExit(f"instructions: {g} {c}: {v} values an iteration do not divide {ITERATIONS}")
@@ -104,8 +114,9 @@ def main() -> int:
     g.add_argument("--check", action="store_true", help=f"fail on a >{THRESHOLD:.0%} regression vs the baseline")
     g.add_argument("--update", action="store_true", help="write the current counts as the baseline")
     ap.add_argument("--json", type=Path, help="also write the counts (and comparison) to this file")
+    ap.add_argument("--only", nargs="+", metavar="GROUP", help="measure only these groups (utf16, utf8, numeric, ...)")
     args = ap.parse_args()
-    current = measure()
+    current = measure(args.only)
     baseline = json.loads(BASELINE.read_text())["ir_per_value"] if BASELINE.exists() else None
     rows, failures = compare(current, baseline)
     print(markdown_table(rows))
@@ -113,12 +124,14 @@ def main() -> int:
         args.json.write_text(json.dumps({"ir_per_value": current, "baseline": baseline, "table": rows}, indent=2))
     if args.update:
         BASELINE.parent.mkdir(parents=True, exist_ok=True)
+        # With --only, the other groups' entries are kept as they were.
+        counts = dict(baseline or {}, **current) if args.only else current
         doc = {
             "what": "callgrind Ir per value (decoded, converted, or parameter row encoded) of"
             " target/release/codec-bench (bench/instructions.py)",
             "iterations": ITERATIONS,
             "threshold": THRESHOLD,
-            "ir_per_value": current,
+            "ir_per_value": counts,
         }
         BASELINE.write_text(json.dumps(doc, indent=2) + "\n")
         print(f"instructions: baseline written to {BASELINE.relative_to(ROOT)}")
