@@ -47,7 +47,7 @@ clean: pg-stop ## remove build/, target/ and the built extension
 
 # Benchmarks (bench/, BENCHMARKS.md): not part of `make test`. The bench targets install the
 # peers of bench/requirements.txt and run their own PostgreSQL (bench/pg.sh).
-.PHONY: bench bench-quick bench-check
+.PHONY: bench bench-quick bench-check bench-criterion
 
 bench: build ## full benchmark suite vs the peers (~15 min): bench/results/, BENCHMARKS.md
 	bash bench/setup.sh
@@ -62,3 +62,8 @@ bench-quick: build ## quick benchmark (~3 min: fewer rows, one floor rowset)
 bench-check: deps ## instruction-count gate of the codecs: text, numeric, temporal, params (>10% fails)
 	cargo build --release -p codec-bench
 	.venv/bin/python bench/instructions.py --check
+
+# Criterion's defaults (3 s warm-up, 5 s measurement, 100,000 resamples a case) would take
+# ~6 minutes for the 38 cases; this is ~1.5 min once built. Reports: target/criterion/.
+bench-criterion: deps ## Criterion timings of the same codec cases, no database (~1.5 min)
+	cargo bench -p codec-criterion --bench codecs -- --warm-up-time 0.5 --measurement-time 1 --nresamples 20000 --noplot

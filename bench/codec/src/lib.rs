@@ -1,7 +1,7 @@
 //! The cases of fastodbc's codec micro-benchmarks: fastodbc-core's codecs over fixed inputs,
-//! no database, for the `codec-bench` binary (instruction counts under callgrind, run by
-//! bench/instructions.py) and any other bench that should measure the same work on the same
-//! inputs.
+//! no database. Shared by the `codec-bench` binary (instruction counts under callgrind, run by
+//! bench/instructions.py) and the Criterion benches (bench/criterion), so that both layers
+//! measure the same work on the same inputs.
 //!
 //! Groups of cases (`GROUPS`):
 //! - `utf16`, `utf8`: the text decoders, one value a run: the shape pass, then the write pass
