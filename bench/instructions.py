@@ -111,7 +111,7 @@ def markdown_table(rows: list[list[str]]) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     g = ap.add_mutually_exclusive_group()
-    g.add_argument("--check", action="store_true", help=f"fail on a >{THRESHOLD:.0%} regression vs the baseline")
+    g.add_argument("--check", action="store_true", help=f"fail on a >{THRESHOLD:.0%}% regression vs the baseline")
     g.add_argument("--update", action="store_true", help="write the current counts as the baseline")
     ap.add_argument("--json", type=Path, help="also write the counts (and comparison) to this file")
     ap.add_argument("--only", nargs="+", metavar="GROUP", help="measure only these groups (utf16, utf8, numeric, ...)")

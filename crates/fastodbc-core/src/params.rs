@@ -346,37 +346,40 @@ fn build_column(
                 }
                 ParamValue::Int(v) => put(out, &v.to_ne_bytes()),
                 ParamValue::Float(v) => put(out, &v.to_ne_bytes()),
-                ParamValue::Date(d) => {
-                    let raw = [
-                        d.year.to_ne_bytes(),
-                        d.month.to_ne_bytes(),
-                        d.day.to_ne_bytes(),
-                    ]
-                    .concat();
-                    put(out, &raw)
-                }
+                ParamValue::Date(d) => put(
+                    out,
+                    &packed::<6>(&[
+                        &d.year.to_ne_bytes(),
+                        &d.month.to_ne_bytes(),
+                        &d.day.to_ne_bytes(),
+                    ]),
+                ),
                 ParamValue::Timestamp(t) if ts_text => {
                     scratch.clear();
                     format_timestamp(&mut scratch, t);
                     put(out, scratch.as_bytes())
                 }
-                ParamValue::Timestamp(t) => {
-                    let mut raw = Vec::with_capacity(16);
-                    raw.extend_from_slice(&t.year.to_ne_bytes());
-                    for v in [t.month, t.day, t.hour, t.minute, t.second] {
-                        raw.extend_from_slice(&v.to_ne_bytes());
-                    }
-                    raw.extend_from_slice(&t.fraction.to_ne_bytes());
-                    put(out, &raw)
-                }
-                ParamValue::Guid(g) => {
-                    let mut raw = Vec::with_capacity(16);
-                    raw.extend_from_slice(&g.d1.to_ne_bytes());
-                    raw.extend_from_slice(&g.d2.to_ne_bytes());
-                    raw.extend_from_slice(&g.d3.to_ne_bytes());
-                    raw.extend_from_slice(&g.d4);
-                    put(out, &raw)
-                }
+                ParamValue::Timestamp(t) => put(
+                    out,
+                    &packed::<16>(&[
+                        &t.year.to_ne_bytes(),
+                        &t.month.to_ne_bytes(),
+                        &t.day.to_ne_bytes(),
+                        &t.hour.to_ne_bytes(),
+                        &t.minute.to_ne_bytes(),
+                        &t.second.to_ne_bytes(),
+                        &t.fraction.to_ne_bytes(),
+                    ]),
+                ),
+                ParamValue::Guid(g) => put(
+                    out,
+                    &packed::<16>(&[
+                        &g.d1.to_ne_bytes(),
+                        &g.d2.to_ne_bytes(),
+                        &g.d3.to_ne_bytes(),
+                        &g.d4,
+                    ]),
+                ),
                 ParamValue::Time(h, m, s, us) => {
                     scratch.clear();
                     format_time(&mut scratch, *h, *m, *s, *us);
@@ -409,6 +412,19 @@ fn build_column(
         }
     }
     Ok(col)
+}
+
+/// The fields of an ODBC date, timestamp or GUID struct in their native byte order, on the
+/// stack (a `Vec` here was an allocation per value); those structs have no padding.
+#[inline]
+fn packed<const N: usize>(fields: &[&[u8]]) -> [u8; N] {
+    let mut raw = [0u8; N];
+    let mut at = 0;
+    for f in fields {
+        raw[at..at + f.len()].copy_from_slice(f);
+        at += f.len();
+    }
+    raw
 }
 
 fn put(out: &mut [u8], bytes: &[u8]) -> usize {
