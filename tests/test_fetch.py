@@ -338,3 +338,182 @@ def test_server_side_cursor_large_result(backend, connect, series_table):
             assert tuple(row) == exp_row(count)
     assert count == N_LARGE
     c.rollback()
+
+
+# ------------------------------------------------------------------------ reading ahead
+# A long result fetches its next block on another thread while the current one is converted
+# (Connection.read_ahead, on by default). Rows, their order and where errors surface must
+# not depend on it.
+
+SQL_VARCHAR, SQL_WVARCHAR = 12, -9
+
+
+def drain(cursor, path):
+    """Every remaining row, read the way `path` names."""
+    if path == "fetchall":
+        return cursor.fetchall()
+    if path == "iteration":
+        return list(cursor)
+    if path == "fetchone":
+        rows = []
+        while (row := cursor.fetchone()) is not None:
+            rows.append(row)
+        return rows
+    rows, sizes, k = [], [1, 777, 5000, 3], 0
+    while batch := cursor.fetchmany(sizes[k % len(sizes)]):
+        rows.extend(batch)
+        # A fetchone between batches takes rows converted ahead by the one before.
+        if (row := cursor.fetchone()) is not None:
+            rows.append(row)
+        k += 1
+    return rows
+
+
+@pytest.mark.parametrize("read_ahead", [True, False])
+@pytest.mark.parametrize("path", ["fetchall", "iteration", "fetchone", "fetchmany"])
+@pytest.mark.parametrize("buffer_bytes", [2000, 200_000])
+def test_read_ahead_serves_every_row_in_order(cnxn, series_table, read_ahead, path, buffer_bytes):
+    # Small buffers make blocks of a few rows (thousands of them, each read ahead), larger
+    # ones blocks of hundreds.
+    cnxn.read_ahead = read_ahead
+    cnxn.fetch_buffer_bytes = buffer_bytes
+    cur = cnxn.cursor()
+    cur.execute(f"SELECT id, s, n FROM {series_table} ORDER BY id")
+    got = drain(cur, path)
+    assert [tuple(r) for r in got] == [exp_row(i) for i in range(1, N_LARGE + 1)]
+
+
+def failing_converter(fail_at):
+    """A converter of text columns that raises on its `fail_at`-th call (the row of that
+    number, the converted column being one a row) and returns the raw bytes otherwise."""
+    calls = 0
+
+    def convert(raw):
+        nonlocal calls
+        calls += 1
+        if calls == fail_at:
+            raise ValueError(f"call {calls}")
+        return raw
+
+    return convert
+
+
+@pytest.mark.parametrize("path", ["iteration", "fetchone"])
+def test_read_ahead_converter_error_at_its_row(cnxn, series_table, path):
+    # Rows converted ahead wait for the consumer, and so does the error that stopped them:
+    # rows 1..6999 come first, then the error; the row is converted again by the next call.
+    for sql_type in (SQL_VARCHAR, SQL_WVARCHAR):
+        cnxn.add_output_converter(sql_type, failing_converter(7000))
+    cur = cnxn.cursor()
+    cur.execute(f"SELECT id, s FROM {series_table} ORDER BY id")
+    ids = []
+    with pytest.raises(ValueError, match="call 7000"):
+        while True:
+            row = next(cur) if path == "iteration" else cur.fetchone()
+            ids.append(row[0])
+    assert ids == list(range(1, 7000))
+    ids.extend(row[0] for row in cur)
+    assert ids == list(range(1, N_LARGE + 1))
+
+
+def test_read_ahead_converter_error_in_fetchmany_leaves_rows(cnxn, series_table):
+    for sql_type in (SQL_VARCHAR, SQL_WVARCHAR):
+        cnxn.add_output_converter(sql_type, failing_converter(7000))
+    cur = cnxn.cursor()
+    cur.execute(f"SELECT id, s FROM {series_table} ORDER BY id")
+    # The rows after these are converted ahead to the end of their block.
+    assert [next(cur)[0] for _ in range(3000)] == list(range(1, 3001))
+    # The error falls inside this call: raised, with the rows before it consumed (as in
+    # pyodbc) and its row next, converted again.
+    with pytest.raises(ValueError, match="call 7000"):
+        cur.fetchmany(5000)
+    assert [row[0] for row in cur.fetchmany(N_LARGE)] == list(range(7000, N_LARGE + 1))
+
+
+def test_read_ahead_converter_error_in_fetchall(cnxn, series_table):
+    for sql_type in (SQL_VARCHAR, SQL_WVARCHAR):
+        cnxn.add_output_converter(sql_type, failing_converter(30_000))
+    cur = cnxn.cursor()
+    cur.execute(f"SELECT id, s FROM {series_table} ORDER BY id")
+    with pytest.raises(ValueError, match="call 30000"):
+        cur.fetchall()
+    assert cur.fetchone()[0] == 30_000
+    # The cursor stays usable.
+    assert cur.execute(f"SELECT COUNT(*) FROM {series_table}").fetchval() == N_LARGE
+
+
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+@pytest.mark.parametrize("path", ["iteration", "fetchall"])
+def test_read_ahead_driver_error_where_fetching_fails(db, backend, connect, path):
+    # A server-side cursor computes rows as they are fetched: division by zero at row 20000
+    # fails the SQLFetch of its block, here read ahead. The rows before that block are served
+    # first, as many as without reading ahead; then the error, with its SQLSTATE.
+    sql = f"SELECT i, 1 / (i - 20000) FROM ({backend.series(30_000)}) q"
+    served = {}
+    for read_ahead in (True, False):
+        c = connect(backend.connstr.rstrip(";") + ";UseDeclareFetch=1;Fetch=1000")
+        c.read_ahead = read_ahead
+        cur = c.cursor()
+        cur.execute(sql)
+        ids = []
+        with pytest.raises(db.DataError) as err:
+            if path == "iteration":
+                ids.extend(row[0] for row in cur)
+            else:
+                ids.extend(row[0] for row in cur.fetchall())
+        assert err.value.args[0] == "22012"
+        assert ids == list(range(1, len(ids) + 1))
+        served[read_ahead] = len(ids)
+        # Nothing of the failed block, nor of an earlier one, is served after the error.
+        try:
+            after = cur.fetchone()
+        except db.Error:
+            after = None
+        assert after is None or after[0] > len(ids)
+        c.rollback()
+        assert cur.execute("SELECT 1").fetchval() == 1
+    assert served[True] == served[False]
+    if path == "iteration":
+        assert 5000 < served[True] < 20_000
+
+
+def test_read_ahead_result_abandoned(cnxn, series_table):
+    # A block read ahead (and rows converted ahead) go with their result: a new execute, a
+    # nextset and a close all find a clean cursor.
+    cur = cnxn.cursor()
+    sql = f"SELECT id, s, n FROM {series_table} ORDER BY id"
+    cur.execute(sql)
+    assert [tuple(next(cur)) for _ in range(10_000)][-1] == exp_row(10_000)
+    got = cur.execute(f"SELECT id FROM {series_table} WHERE id <= 3 ORDER BY id").fetchall()
+    assert [r[0] for r in got] == [1, 2, 3]
+    cur.execute(sql)
+    cur.fetchmany(20_000)
+    assert cur.nextset() is False
+    cur.execute(sql)
+    assert len(cur.fetchmany(8000)) == 8000
+    assert tuple(cur.fetchone()) == exp_row(8001)
+    cur.close()
+    cur = cnxn.cursor()
+    assert len(cur.execute(sql).fetchall()) == N_LARGE
+
+
+def test_read_ahead_rereads_values_longer_than_described(db, backend, connect, table):
+    # Values the driver cuts short in a block are read again whole on their row: in blocks
+    # read ahead too. SQLite keeps values longer than a VARCHAR's declared size; psqlODBC is
+    # told to describe an unbounded VARCHAR as 5 wide.
+    if backend.name == "sqlite":
+        c = connect()
+        t = table(f"id {backend.ddl('int')}, v {backend.ddl('varchar(10)')}")
+    else:
+        c = connect(backend.connstr.rstrip(";") + ";MaxVarcharSize=5;MaxLongVarcharSize=5")
+        t = table("id INTEGER, v VARCHAR")
+    n = 6000
+    values = [long_text(i, 300) if i % 997 == 0 else f"v{i % 10}" for i in range(n)]
+    cur = c.cursor()
+    for start in range(0, n, 500):
+        params = [x for i in range(start, start + 500) for x in (i, values[i])]
+        placeholders = ", ".join(["(?, ?)"] * 500)
+        cur.execute(f"INSERT INTO {t} (id, v) VALUES {placeholders}", params)
+    c.commit()
+    cur.execute(f"SELECT id, v FROM {t} ORDER BY id")
+    whole_or_data_error(db, lambda: [tuple(r) for r in cur.fetchall()], list(enumerate(values)))

@@ -22,6 +22,7 @@ class Connection:
     autocommit: bool
     timeout: int
     fetch_buffer_bytes: int
+    read_ahead: bool
     def getinfo(self, key: int) -> Any: ...
     @property
     def _driver_traits(self) -> tuple[bool, bool, bool]: ...

@@ -60,12 +60,18 @@ pub enum Cell<'a> {
     Value(&'a [u8]),
 }
 
+/// Buffers of `rows` rows for the plan's bound columns: a block, or with one row the staging
+/// row the driver fills when the plan fetches row at a time.
+pub fn column_buffers(plan: &ResultPlan, rows: usize) -> Vec<ColumnBuffer> {
+    plan.columns[..plan.bound]
+        .iter()
+        .map(|c| ColumnBuffer::new(c, rows))
+        .collect()
+}
+
 #[derive(Default)]
 pub struct RowBlock {
     pub bound: Vec<ColumnBuffer>,
-    /// One-row buffers the driver fills when the plan fetches row at a time; each row is then
-    /// copied into `bound`.
-    pub staging: Vec<ColumnBuffer>,
     /// Streamed (long) values: one list per column after the bound prefix, one slot per row.
     pub streamed: Vec<Vec<Option<Vec<u8>>>>,
     /// Values recovered whole with `SQLGetData` after the driver truncated them in the block.
@@ -76,21 +82,10 @@ pub struct RowBlock {
 }
 
 impl RowBlock {
-    /// Buffers for `rows` rows of the plan's bound columns (and the staging row, if any).
+    /// Buffers for `rows` rows of the plan's bound columns.
     pub fn new(plan: &ResultPlan, rows: usize) -> RowBlock {
         RowBlock {
-            bound: plan.columns[..plan.bound]
-                .iter()
-                .map(|c| ColumnBuffer::new(c, rows))
-                .collect(),
-            staging: if plan.row_at_a_time {
-                plan.columns[..plan.bound]
-                    .iter()
-                    .map(|c| ColumnBuffer::new(c, 1))
-                    .collect()
-            } else {
-                Vec::new()
-            },
+            bound: column_buffers(plan, rows),
             streamed: vec![Vec::new(); plan.columns.len() - plan.bound],
             overflow: Vec::new(),
             rows: 0,
@@ -100,11 +95,14 @@ impl RowBlock {
 
     /// Replaces the bound buffers with buffers for `rows` rows (their contents were consumed).
     pub fn resize(&mut self, plan: &ResultPlan, rows: usize) {
-        self.bound = plan.columns[..plan.bound]
-            .iter()
-            .map(|c| ColumnBuffer::new(c, rows))
-            .collect();
+        self.bound = column_buffers(plan, rows);
         self.capacity_rows = rows;
+    }
+
+    /// Where the driver writes when this block's buffers are bound: the first column's data
+    /// (a block is bound again when another one, or a resized one, is filled next).
+    pub fn address(&self) -> Option<*const u64> {
+        self.bound.first().map(|b| b.data.as_ptr())
     }
 
     /// Rows in the block after the last fetch.
@@ -158,9 +156,9 @@ impl RowBlock {
         Some((element, (ind as usize).min(buf.capacity)))
     }
 
-    /// Copies the staged row (as the driver wrote it) into row `row` of the block.
-    pub fn copy_staged(&mut self, row: usize) {
-        for (dst, src) in self.bound.iter_mut().zip(&self.staging) {
+    /// Copies the staged row (as the driver wrote it in `staging`) into row `row` of the block.
+    pub fn copy_staged(&mut self, staging: &[ColumnBuffer], row: usize) {
+        for (dst, src) in self.bound.iter_mut().zip(staging) {
             let ind = src.ind[0];
             dst.ind[row] = ind;
             let len = if !dst.variable {

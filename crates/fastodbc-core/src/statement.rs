@@ -3,7 +3,7 @@
 
 use std::ptr::null_mut;
 
-use crate::block::RowBlock;
+use crate::block::{column_buffers, ColumnBuffer, RowBlock};
 use crate::connection::{Connection, DriverTraits};
 use crate::diagnostics::{check, DiagRecord, Error, Result};
 use crate::ffi;
@@ -35,17 +35,60 @@ impl StatementHandle {
 /// The current result set: its plan, its block buffers, and how far fetching went.
 pub struct ResultSet {
     pub plan: ResultPlan,
+    /// The block the consumer reads.
     pub block: RowBlock,
     pub exhausted: bool,
-    /// Rows the driver fills per `SQLFetch` now: starts small and grows to the block's size.
-    rowset: usize,
-    /// The block is allocated and bound (at the first fetch).
+    /// Rows the next block holds: starts small and grows to the plan's size.
+    block_rows: usize,
+    /// Blocks fetched so far (read ahead included).
+    fetches: usize,
+    /// The block fetched ahead while the consumer read `block` (`Statement::read_ahead`), and
+    /// the outcome of that fetch, reported when the consumer gets there.
+    ahead: Option<(RowBlock, Result<usize>)>,
+    /// The other block of the pair read ahead into; empty until reading ahead starts.
+    spare: RowBlock,
+    /// The one-row buffers the driver fills when the plan fetches row at a time (each row is
+    /// then copied into the block being filled).
+    staging: Vec<ColumnBuffer>,
+    /// The buffers bound now (`RowBlock::address`): a block filled next is bound first.
+    bound_to: Option<*const u64>,
+    /// Buffers are allocated and bound (at the first fetch).
     bound: bool,
+}
+
+impl ResultSet {
+    /// The result has proved long (`READ_AHEAD_AFTER` blocks, the current one full: a block
+    /// cut short is usually the last), is not over, and nothing is read ahead yet.
+    fn reads_ahead(&self) -> bool {
+        self.bound
+            && !self.exhausted
+            && self.ahead.is_none()
+            && self.fetches >= READ_AHEAD_AFTER
+            && self.block.rows == self.block.capacity_rows
+    }
+
+    /// Sizes the block about to be filled and returns its rows: after the first block the
+    /// result is longer than a first glance, and blocks grow 8-fold up to the plan's size.
+    /// A block resized has new buffers (`bound_to` no longer matches it).
+    fn grow_block(&mut self) -> usize {
+        if self.fetches > 0 && self.block_rows < self.plan.block_rows {
+            self.block_rows = (self.block_rows * 8).min(self.plan.block_rows);
+        }
+        if self.block.capacity_rows != self.block_rows {
+            self.block.resize(&self.plan, self.block_rows);
+            self.bound_to = None;
+        }
+        self.block_rows
+    }
 }
 
 /// Rows of the first `SQLFetch` of a result. Small results (a `SELECT 1`) then cost the driver
 /// no per-row bookkeeping for thousands of rows; later fetches grow 8-fold to the full block.
 const FIRST_ROWSET: usize = 16;
+
+/// Blocks a result must have filled before the next ones are read ahead: a short result
+/// (the first three blocks hold 1,168 rows) costs no thread.
+const READ_AHEAD_AFTER: usize = 3;
 
 pub struct Statement {
     h: ffi::Handle,
@@ -465,7 +508,12 @@ impl Statement {
             plan,
             block,
             exhausted: false,
-            rowset: 0,
+            block_rows: 0,
+            fetches: 0,
+            ahead: None,
+            spare: RowBlock::default(),
+            staging: Vec::new(),
+            bound_to: None,
             bound: false,
         });
         Ok(true)
@@ -480,8 +528,8 @@ impl Statement {
         // and clear a block of thousands of rows.
         let first_rows = rs.plan.block_rows.min(FIRST_ROWSET);
         rs.block = RowBlock::new(&rs.plan, first_rows);
+        rs.block_rows = first_rows;
         let driver_rows = if rs.plan.row_at_a_time { 1 } else { first_rows };
-        rs.rowset = driver_rows;
         // Marked bound before binding, so a failure part way still unbinds in drop_result.
         rs.bound = true;
         if !self.bind_by_column {
@@ -494,8 +542,10 @@ impl Statement {
             return Ok(());
         };
         let buffers = if rs.plan.row_at_a_time {
-            &mut rs.block.staging
+            rs.staging = column_buffers(&rs.plan, 1);
+            &mut rs.staging
         } else {
+            rs.bound_to = rs.block.address();
             &mut rs.block.bound
         };
         bind_columns(h, &rs.plan.columns, buffers)
@@ -517,6 +567,62 @@ impl Statement {
                 "No results.  Previous SQL was not a query.".into(),
             ));
         };
+        if let Some((next, fetched)) = rs.ahead.take() {
+            // The block read ahead becomes the consumer's; the one it read is the spare.
+            rs.spare = std::mem::replace(&mut rs.block, next);
+            return fetched;
+        }
+        self.fill_block()
+    }
+
+    /// Runs `consume` on the current block while another thread fetches the next one, which
+    /// `fetch_block` then returns. The driver's work and the consumer's overlap: on two cores
+    /// a long fetch takes about the longer of the two instead of their sum. `wait` runs the
+    /// wait for the fetch when `consume` is done (the Python layer releases the GIL there).
+    ///
+    /// Reads ahead only when `reads_ahead()`; otherwise `consume` just runs. A block read
+    /// ahead holds its own error, if the fetch failed, for `fetch_block` to report in order.
+    pub fn read_ahead<R>(
+        &mut self,
+        consume: impl FnOnce(&RowBlock) -> R,
+        wait: impl FnOnce(Box<dyn FnOnce() -> Result<usize> + Send + '_>) -> Result<usize>,
+    ) -> R {
+        let Some(rs) = self.result.as_mut() else {
+            return consume(&RowBlock::default());
+        };
+        if !rs.reads_ahead() {
+            return consume(&rs.block);
+        }
+        // The consumer's block steps out; the spare takes its place as the block filled next.
+        let spare = std::mem::take(&mut rs.spare);
+        let current = std::mem::replace(&mut rs.block, spare);
+        let (out, fetched) = std::thread::scope(|scope| {
+            let fetcher = scope.spawn(|| self.fill_block());
+            let out = consume(&current);
+            let fetched = wait(Box::new(move || {
+                fetcher.join().unwrap_or_else(|_| {
+                    Err(Error::Interface("the fetch reading ahead panicked".into()))
+                })
+            }));
+            (out, fetched)
+        });
+        if let Some(rs) = self.result.as_mut() {
+            let next = std::mem::replace(&mut rs.block, current);
+            rs.ahead = Some((next, fetched));
+        }
+        out
+    }
+
+    /// Whether `read_ahead` would fetch the next block during its `consume`.
+    pub fn reads_ahead(&self) -> bool {
+        self.result.as_ref().is_some_and(ResultSet::reads_ahead)
+    }
+
+    /// Fetches the next block into `result.block`.
+    fn fill_block(&mut self) -> Result<usize> {
+        let Some(rs) = self.result.as_mut() else {
+            return Ok(0);
+        };
         if rs.exhausted {
             return Ok(0);
         }
@@ -528,16 +634,27 @@ impl Statement {
         };
         rs.block.overflow.clear();
         let row_at_a_time = rs.plan.row_at_a_time;
-        let rows = if row_at_a_time {
-            self.assemble_block()?
+        let fetched = if row_at_a_time {
+            self.assemble_block()
         } else {
-            self.fetch_rowset()?
+            self.fetch_rowset()
         };
-        if rows == 0 {
-            if let Some(rs) = self.result.as_mut() {
-                rs.exhausted = true;
+        let Some(rs) = self.result.as_mut() else {
+            return fetched;
+        };
+        let rows = match fetched {
+            Ok(rows) => rows,
+            Err(e) => {
+                // Nothing of this block is served (it may be the spare, holding rows of an
+                // earlier block); a retry fetches again.
                 rs.block.rows = 0;
+                return Err(e);
             }
+        };
+        rs.fetches += 1;
+        if rows == 0 {
+            rs.exhausted = true;
+            rs.block.rows = 0;
         }
         Ok(rows)
     }
@@ -547,15 +664,12 @@ impl Statement {
     fn fetch_rowset(&mut self) -> Result<usize> {
         let h = self.h;
         if let Some(rs) = self.result.as_mut() {
-            let started = rs.block.rows > 0;
-            if started && rs.rowset < rs.plan.block_rows {
-                // The result is longer than a first glance: grow the block (buffers too).
-                let grown = (rs.rowset * 8).min(rs.plan.block_rows);
-                rs.rowset = grown;
-                rs.block.resize(&rs.plan, grown);
+            let rows = rs.grow_block();
+            if rs.bound_to != rs.block.address() {
                 bind_columns(h, &rs.plan.columns, &mut rs.block.bound)?;
-                self.set_array_size(grown)?;
+                rs.bound_to = rs.block.address();
             }
+            self.set_array_size(rows)?;
         }
         // SAFETY (of fetch_next): buffers bound by open_result are alive in self.result.
         if !fetch_next(h, &mut self.messages)? {
@@ -608,13 +722,7 @@ impl Statement {
         let Some(rs) = self.result.as_mut() else {
             return Ok(0);
         };
-        let full = rs.block.rows > 0 && rs.block.rows == rs.block.capacity_rows;
-        if full && rs.block.capacity_rows < rs.plan.block_rows {
-            // The result is longer than a first glance: grow the block, as fetch_rowset does.
-            let grown = (rs.block.capacity_rows * 8).min(rs.plan.block_rows);
-            rs.block.resize(&rs.plan, grown);
-        }
-        let capacity = rs.block.capacity_rows;
+        let capacity = rs.grow_block();
         let bound = rs.plan.bound;
         for values in rs.block.streamed.iter_mut() {
             values.clear();
@@ -626,9 +734,9 @@ impl Statement {
             if !fetch_next(h, &mut self.messages)? {
                 break;
             }
-            rs.block.copy_staged(n);
+            rs.block.copy_staged(&rs.staging, n);
             for col in 0..bound {
-                let staged = &rs.block.staging[col];
+                let staged = &rs.staging[col];
                 let ind = staged.ind[0];
                 if staged.variable
                     && (ind > staged.capacity as ffi::Len || ind == ffi::SQL_NO_TOTAL)

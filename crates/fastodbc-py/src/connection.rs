@@ -21,6 +21,9 @@ pub struct Settings {
     pub encoding: TextEncoding,
     pub refuse_nul: bool,
     pub block_bytes: usize,
+    /// Long results fetch their next block on another thread while the current one is
+    /// converted (`Statement::read_ahead`).
+    pub read_ahead: bool,
 }
 
 pub struct ConnShared {
@@ -165,6 +168,7 @@ impl Connection {
             encoding: TextEncoding::Utf16,
             refuse_nul: traits.truncates_at_nul,
             block_bytes: DEFAULT_BLOCK_BYTES,
+            read_ahead: true,
         };
         Ok(Connection {
             shared: Arc::new(ConnShared {
@@ -323,6 +327,18 @@ impl Connection {
     #[setter]
     fn set_fetch_buffer_bytes(&self, py: Python<'_>, value: usize) {
         lock(py, &self.shared.settings).block_bytes = value.max(1);
+    }
+
+    /// Whether long results fetch their next block on another thread while Python converts
+    /// the current one (default True). Read by each execute.
+    #[getter]
+    fn get_read_ahead(&self, py: Python<'_>) -> bool {
+        lock(py, &self.shared.settings).read_ahead
+    }
+
+    #[setter]
+    fn set_read_ahead(&self, py: Python<'_>, value: bool) {
+        lock(py, &self.shared.settings).read_ahead = value;
     }
 
     /// Registers `func(raw: bytes) -> object` for values of SQL type `sqltype`.

@@ -2,6 +2,7 @@
 //! `fetchone`, iteration, `fetchmany` and `fetchall` all come from the same block, so iterating
 //! costs what `fetchall` costs.
 
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
@@ -67,8 +68,25 @@ struct ResultView {
     names: Vec<String>,
     /// No user output converter: row tuples hold only atomic values (see `make_row`).
     untrack: bool,
-    /// Next row of the block to serve.
+    /// Next row of the block to convert.
     pos: usize,
+    /// Fetch the next block during conversions (`Settings::read_ahead`).
+    read_ahead: bool,
+    /// Rows converted ahead of the consumer, served before row `pos` (see `next_row`).
+    ready: VecDeque<PyObject>,
+    /// The error converting row `pos` raised while rows were converted ahead: raised when the
+    /// consumer gets to that row.
+    failed: Option<PyErr>,
+}
+
+impl ResultView {
+    /// The next row converted ahead, or the error that stopped converting ahead.
+    fn take_ready(&mut self) -> PyResult<Option<PyObject>> {
+        match self.ready.pop_front() {
+            Some(row) => Ok(Some(row)),
+            None => self.failed.take().map_or(Ok(None), Err),
+        }
+    }
 }
 
 pub struct CursorState {
@@ -207,7 +225,7 @@ impl Cursor {
             .py(py)?;
         let messages = message_tuples(&stmt.messages);
         let view = match (has_result, stmt.result.as_ref()) {
-            (true, Some(rs)) => Some(self.result_view(py, rs)?),
+            (true, Some(rs)) => Some(self.result_view(py, rs, settings.read_ahead)?),
             _ => None,
         };
         st.messages = messages;
@@ -221,6 +239,7 @@ impl Cursor {
         &self,
         py: Python<'_>,
         rs: &fastodbc_core::statement::ResultSet,
+        read_ahead: bool,
     ) -> PyResult<ResultView> {
         let user = lock(py, &self.conn().shared.converters);
         let mut converters = Vec::with_capacity(rs.plan.columns.len());
@@ -255,6 +274,9 @@ impl Cursor {
             converters,
             names,
             pos: 0,
+            read_ahead,
+            ready: VecDeque::new(),
+            failed: None,
         })
     }
 
@@ -524,6 +546,11 @@ impl Cursor {
     }
 
     /// Serves the next row, fetching a new block when the current one is used up.
+    ///
+    /// Rows are converted one per call, except in a long result (`Statement::reads_ahead`):
+    /// there the rest of the block is converted at once while the next block is fetched, so
+    /// iterating overlaps the driver's work as fetchall does. Those rows wait in `ready`; an
+    /// error converting one of them waits in `failed` until the rows before it are served.
     fn next_row(&self, py: Python<'_>, st: &mut CursorState) -> PyResult<Option<PyObject>> {
         let (Some(view), Some(stmt)) = (st.result.as_mut(), st.stmt.as_mut()) else {
             return Err(errors::programming(
@@ -531,6 +558,9 @@ impl Cursor {
                 "No results.  Previous SQL was not a query.",
             ));
         };
+        if let Some(row) = view.take_ready()? {
+            return Ok(Some(row));
+        }
         let in_block = stmt.result.as_ref().map_or(0, |r| r.block.len());
         if view.pos >= in_block {
             let n = py.allow_threads(|| stmt.fetch_block()).py(py)?;
@@ -538,6 +568,21 @@ impl Cursor {
             if n == 0 {
                 return Ok(None);
             }
+        }
+        if view.read_ahead && stmt.reads_ahead() {
+            let start = view.pos;
+            let mut ready = VecDeque::new();
+            let (at, done) = stmt.read_ahead(
+                |block| {
+                    convert_rows(py, view, block, start..block.len(), |row| {
+                        ready.push_back(row.unbind());
+                        Ok(())
+                    })
+                },
+                |join| py.allow_threads(join),
+            );
+            (view.pos, view.ready, view.failed) = (at, ready, done.err());
+            return view.take_ready();
         }
         let Some(rs) = stmt.result.as_ref() else {
             return Ok(None);
@@ -547,7 +592,8 @@ impl Cursor {
         Ok(Some(row.unbind()))
     }
 
-    /// Up to `limit` rows (all when None), converted block by block.
+    /// Up to `limit` rows (all when None), converted block by block. An error converting a
+    /// row is raised with the rows before it consumed (as in pyodbc) and that row next.
     fn fetch_rows<'py>(
         &self,
         py: Python<'py>,
@@ -563,6 +609,17 @@ impl Cursor {
         };
         let out = PyList::empty(py);
         let mut left = limit.unwrap_or(usize::MAX);
+        // Rows `next_row` converted ahead come first, then the error that stopped it, if any.
+        let ready = view.ready.len().min(left);
+        for row in view.ready.drain(..ready) {
+            out.append(row)?;
+        }
+        left -= ready;
+        if left > 0 {
+            if let Some(e) = view.failed.take() {
+                return Err(e);
+            }
+        }
         while left > 0 {
             let in_block = stmt.result.as_ref().map_or(0, |r| r.block.len());
             if view.pos >= in_block {
@@ -575,12 +632,21 @@ impl Cursor {
             let Some(rs) = stmt.result.as_ref() else {
                 break;
             };
-            let end = rs.block.len().min(view.pos.saturating_add(left));
-            for r in view.pos..end {
-                out.append(make_row(py, view, &rs.block, r)?)?;
-            }
-            left -= end - view.pos;
-            view.pos = end;
+            let (start, len) = (view.pos, rs.block.len());
+            let end = len.min(start.saturating_add(left));
+            let rows = |block: &fastodbc_core::RowBlock| {
+                convert_rows(py, view, block, start..end, |row| out.append(row))
+            };
+            let (at, done) = if view.read_ahead && end == len && left > end - start {
+                // More rows are wanted than this block holds: the next block is fetched while
+                // this one is converted (the GIL released only for the wait at the end).
+                stmt.read_ahead(rows, |join| py.allow_threads(join))
+            } else {
+                rows(&rs.block)
+            };
+            left -= at - start;
+            view.pos = at;
+            done?;
         }
         Ok(out)
     }
@@ -595,6 +661,23 @@ impl Drop for Cursor {
         st.result = None;
         st.stmt = None;
     }
+}
+
+/// Converts `rows` of `block` in order into `sink`, stopping at the first error: returns the
+/// row after the last one stored (the failing row after an error) and the error.
+fn convert_rows<'py>(
+    py: Python<'py>,
+    view: &ResultView,
+    block: &fastodbc_core::RowBlock,
+    rows: std::ops::Range<usize>,
+    mut sink: impl FnMut(Bound<'py, PyAny>) -> PyResult<()>,
+) -> (usize, PyResult<()>) {
+    for r in rows.clone() {
+        if let Err(e) = make_row(py, view, block, r).and_then(&mut sink) {
+            return (r, Err(e));
+        }
+    }
+    (rows.end, Ok(()))
 }
 
 #[inline]
