@@ -215,9 +215,10 @@ def overhead(c: dict | None) -> float | None:
 
 
 def least_overhead(c: dict | None) -> float | None:
-    """The client overhead of a client that only builds the rows: CPython's time for the same
-    objects (the "objects" peer, no ODBC) over (pyodbc − best floor). No client returning Python
-    rows can go below it."""
+    """The client overhead of a client that only builds the rows, after the driver's work:
+    CPython's time for the same objects (the "objects" peer, no ODBC) over (pyodbc − best
+    floor). A client that builds rows while the driver fetches (fastodbc's read-ahead) can go
+    below it: see ``least_overlapped``."""
     _, fl = best_floor(c)
     o, p = med(c, "objects"), med(c, "pyodbc")
     if fl is None or o is None or p is None or p <= fl:
@@ -225,14 +226,36 @@ def least_overhead(c: dict | None) -> float | None:
     return o / (p - fl)
 
 
-def ceiling(c: dict | None) -> float | None:
+def least_overlapped(c: dict | None) -> float | None:
+    """The lowest client overhead any client can score: one thread must build the objects,
+    the driver's work (the floor) must be done, and at best the two overlap entirely, so the
+    time is at least the longer of them."""
+    _, fl = best_floor(c)
+    o, p = med(c, "objects"), med(c, "pyodbc")
+    if fl is None or o is None or p is None or p <= fl:
+        return None
+    return max(0.0, o - fl) / (p - fl)
+
+
+def sequential_ceiling(c: dict | None) -> float | None:
     """The fetchall speedup over pyodbc of a client costing nothing beyond the ODBC floor and
-    the Python objects it must build (the floor alone when the objects were not measured)."""
+    the Python objects it must build, one after the other (the floor alone when the objects
+    were not measured)."""
     _, fl = best_floor(c)
     p = med(c, "pyodbc")
     if fl is None or p is None:
         return None
     return p / (fl + (med(c, "objects") or 0.0))
+
+
+def ceiling(c: dict | None) -> float | None:
+    """The fetchall speedup over pyodbc no client can beat: the floor and the objects, at best
+    entirely overlapped (the floor alone when the objects were not measured)."""
+    _, fl = best_floor(c)
+    p = med(c, "pyodbc")
+    if fl is None or p is None:
+        return None
+    return p / max(fl, med(c, "objects") or 0.0)
 
 
 def status(ok: bool | None, reachable: bool) -> str | None:
@@ -256,7 +279,7 @@ def verdict_of(statuses: list[str | None], labels: list[str] | None = None, beyo
     why = f" ({beyond})" if beyond else ""
     if all(s in ("met", "out of reach") for s in known):
         if not out:
-            return "met where reachable; the rest beyond the ceiling (floor + Python objects)" + partly
+            return "met where reachable; the rest beyond the ceiling (floor, Python objects)" + partly
         return f"met where reachable; out of reach on {', '.join(out)}{why}" + partly
     return "not met" + (f"; out of reach on {', '.join(out)}{why}" if out else "") + partly
 
@@ -293,6 +316,7 @@ def floor_table(results: dict) -> str:
                     "-" if oh is None else f"{oh:.2f}",
                     "-" if least is None else f"{least:.2f}",
                     fmt_x(p / fl) if p and fl else "-",
+                    fmt_x(sequential_ceiling(c)) if obj is not None else "-",
                     fmt_x(ceiling(c)) if obj is not None else "-",
                 ]
             )
@@ -306,7 +330,8 @@ def floor_table(results: dict) -> str:
         "client overhead (target ≤ 0.33)",
         "least overhead: objects / (pyodbc − floor)",
         "pyodbc / best floor",
-        "ceiling: pyodbc / (floor + objects)",
+        "ceiling, one after the other: pyodbc / (floor + objects)",
+        "ceiling, overlapped: pyodbc / max(floor, objects)",
     ]
     return table(head, rows, "ll" + "r" * (len(head) - 2))
 
@@ -472,11 +497,11 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
     for b in backends:
         for ds in BIG:
             c = find(results, b, ds, "fetchall")
-            oh, least = overhead(c), least_overhead(c)
+            oh, least = overhead(c), least_overlapped(c)
             tags.append(f"{b[:2]} {ds}")
             fig = f"{tags[-1]} {'-' if oh is None else f'{oh:.2f}'}"
             if least is not None and oh is not None and oh > 1 / 3:
-                fig += f" (building the rows alone: {least:.2f})"
+                fig += f" (lowest possible: {least:.2f})"
             figs.append(fig)
             reachable = not (least is not None and least > 1 / 3)
             sts.append(status(None if oh is None else oh <= 1 / 3, reachable))
@@ -484,10 +509,10 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
         (
             "Client overhead (fastodbc − floor) ≤ 1/3 (pyodbc − floor), fetchall, every dataset",
             ", ".join(figs),
-            verdict_of(sts, tags, "building the rows alone is over 1/3"),
+            verdict_of(sts, tags, "building the rows alone, overlapped with the floor, is over 1/3"),
         )
     )
-    # Rows API speedups; the ceiling counts the floor and the Python objects.
+    # Rows API speedups; the ceiling: the floor and the Python objects, at best overlapped.
     figs, sts, tags = [], [], []
     for b in backends:
         for ds, need in (("varchar5", 2), ("unicode3", 2), ("mixed", 2), ("int10", 1.5)):
@@ -502,7 +527,7 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
             sts.append(status(None if x is None else 1 / x >= need, reachable))
     out.append(
         (
-            "fetchall ≥ 2x pyodbc on varchar5/unicode3/mixed, ≥ 1.5x on int10 (ceiling: pyodbc / (floor + objects))",
+            "fetchall ≥ 2x pyodbc on varchar5/unicode3/mixed, ≥ 1.5x on int10 (ceiling: pyodbc / max(floor, objects))",
             ", ".join(figs),
             verdict_of(sts, tags, "ceiling below the bar"),
         )
@@ -733,9 +758,12 @@ def render(results: dict) -> str:
         " PyLong, PyFloat, `PyUnicode_New` of the str's own kind + one copy, bytes, the datetime C API, one"
         " `Decimal` call on its text - one untracked tuple a row, the list, and the new heap's page faults,"
         " nothing else): what any client returning the rows must spend. Least overhead: the client"
-        " overhead of a client that did nothing but build them (floor and objects are separate"
-        " measurements: their sum carries the run's noise). Ceiling: the fetchall speedup over pyodbc of a"
-        " client costing nothing beyond the floor and, where measured, the objects.",
+        " overhead of a client that did nothing but build them after the driver's work (floor and"
+        " objects are separate measurements: their sum carries the run's noise). Ceilings: the fetchall"
+        " speedup over pyodbc of a client costing nothing beyond the floor and, where measured, the"
+        " objects, one after the other, or overlapped as fastodbc's read-ahead overlaps them (the"
+        " driver's share of the floor that comes before the first row, executing the query, cannot"
+        " overlap: the overlapped ceiling is a bound, not a target).",
         "",
         floor_table(results),
         "",
