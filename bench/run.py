@@ -269,7 +269,14 @@ def run_floor(case: dict, p: dict) -> dict:
         doc = json.loads(out.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
         return {"error": f"odbc-floor printed no JSON: {out[-200:]}"}
-    return {"seconds": doc["seconds"][0], "rows": doc["rows"], "rss_before": None, "maxrss": ru.ru_maxrss * 1024}
+    first = doc.get("first_seconds") or [None]
+    return {
+        "seconds": doc["seconds"][0],
+        "first_seconds": first[0],
+        "rows": doc["rows"],
+        "rss_before": None,
+        "maxrss": ru.ru_maxrss * 1024,
+    }
 
 
 def summarise(case: dict, label: str, reps: list[dict]) -> dict:
@@ -280,6 +287,10 @@ def summarise(case: dict, label: str, reps: list[dict]) -> dict:
         s["median_s"] = statistics.median(r["seconds"] for r in ok)
         s["min_s"] = min(r["seconds"] for r in ok)
         s["max_s"] = max(r["seconds"] for r in ok)
+        firsts = [r["first_seconds"] for r in ok if r.get("first_seconds") is not None]
+        if firsts:
+            # odbc-floor: until its first block was in (see bench/floor).
+            s["first_median_s"] = statistics.median(firsts)
         s["rows"] = ok[0]["rows"]
         s["maxrss_mb"] = statistics.median(r["maxrss"] for r in ok) / 2**20
         deltas = [r["maxrss"] - r["rss_before"] for r in ok if r.get("rss_before") is not None]

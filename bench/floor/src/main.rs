@@ -10,7 +10,8 @@
 //! 4,096 rows), and a small block is the faster one.
 //!
 //! Usage: odbc-floor --connect CS --sql SQL [--text narrow|wide] [--rowset-rows N] [--repeat K]
-//! Prints one JSON line: {"rows": N, "seconds": [..], "text": "...", "rowset_rows": N}
+//! Prints one JSON line: {"rows": N, "seconds": [..], "first_seconds": [..], "text": "...",
+//! "rowset_rows": N}; `first_seconds`: until the first block was in.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -53,7 +54,9 @@ fn parse() -> Result<Args, String> {
     Ok(a)
 }
 
-fn run_once(conn: &Connection, args: &Args) -> fastodbc_core::Result<(usize, f64)> {
+/// One run: rows, seconds, and seconds until the first block was in (executing the query and
+/// the first fetch: what a client overlapping its conversions with fetching cannot overlap).
+fn run_once(conn: &Connection, args: &Args) -> fastodbc_core::Result<(usize, f64, f64)> {
     let codec = if args.wide {
         TextCodec::Utf16
     } else {
@@ -76,8 +79,10 @@ fn run_once(conn: &Connection, args: &Args) -> fastodbc_core::Result<(usize, f64
     stmt.exec_direct(&to_utf16(&args.sql))?;
     stmt.open_result_with_rows(&decoding, block_bytes, args.rowset_rows)?;
     let mut rows = 0usize;
+    let mut first = None;
     loop {
         let n = stmt.fetch_block()?;
+        first.get_or_insert_with(|| started.elapsed().as_secs_f64());
         if n == 0 {
             break;
         }
@@ -86,7 +91,7 @@ fn run_once(conn: &Connection, args: &Args) -> fastodbc_core::Result<(usize, f64
     // Closing the statement is where the driver releases its copy of the result: timed, as the
     // clients' cursor close is (bench/worker.py).
     drop(stmt);
-    Ok((rows, started.elapsed().as_secs_f64()))
+    Ok((rows, started.elapsed().as_secs_f64(), first.unwrap_or(0.0)))
 }
 
 fn main() -> ExitCode {
@@ -106,12 +111,14 @@ fn main() -> ExitCode {
         }
     };
     let mut seconds = Vec::new();
+    let mut firsts = Vec::new();
     let mut rows = 0;
     for _ in 0..args.repeat.max(1) {
         match run_once(&conn, &args) {
-            Ok((n, s)) => {
+            Ok((n, s, first)) => {
                 rows = n;
                 seconds.push(s);
+                firsts.push(first);
             }
             Err(e) => {
                 eprintln!("fetch: {e}");
@@ -119,10 +126,14 @@ fn main() -> ExitCode {
             }
         }
     }
-    let list: Vec<String> = seconds.iter().map(|s| format!("{s:.6}")).collect();
+    let list = |v: &[f64]| -> String {
+        let items: Vec<String> = v.iter().map(|s| format!("{s:.6}")).collect();
+        items.join(", ")
+    };
     println!(
-        "{{\"rows\": {rows}, \"seconds\": [{}], \"text\": \"{}\", \"rowset_rows\": {}}}",
-        list.join(", "),
+        "{{\"rows\": {rows}, \"seconds\": [{}], \"first_seconds\": [{}], \"text\": \"{}\", \"rowset_rows\": {}}}",
+        list(&seconds),
+        list(&firsts),
         if args.wide { "wide" } else { "narrow" },
         args.rowset_rows
             .map_or("null".to_string(), |r| r.to_string())
