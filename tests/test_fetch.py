@@ -398,12 +398,15 @@ def failing_converter(fail_at):
     return convert
 
 
+@pytest.mark.parametrize("read_ahead", [True, False])
 @pytest.mark.parametrize("path", ["iteration", "fetchone"])
-def test_read_ahead_converter_error_at_its_row(cnxn, series_table, path):
+def test_read_ahead_converter_error_at_its_row(cnxn, series_table, path, read_ahead):
     # Rows converted ahead wait for the consumer, and so does the error that stopped them:
-    # rows 1..6999 come first, then the error; the row is converted again by the next call.
+    # rows 1..6999 come first, then the error; as in pyodbc the failing row is consumed and
+    # the next call goes on with row 7001.
     for sql_type in (SQL_VARCHAR, SQL_WVARCHAR):
         cnxn.add_output_converter(sql_type, failing_converter(7000))
+    cnxn.read_ahead = read_ahead
     cur = cnxn.cursor()
     cur.execute(f"SELECT id, s FROM {series_table} ORDER BY id")
     ids = []
@@ -413,7 +416,7 @@ def test_read_ahead_converter_error_at_its_row(cnxn, series_table, path):
             ids.append(row[0])
     assert ids == list(range(1, 7000))
     ids.extend(row[0] for row in cur)
-    assert ids == list(range(1, N_LARGE + 1))
+    assert ids == [i for i in range(1, N_LARGE + 1) if i != 7000]
 
 
 def test_read_ahead_converter_error_in_fetchmany_leaves_rows(cnxn, series_table):
@@ -423,11 +426,11 @@ def test_read_ahead_converter_error_in_fetchmany_leaves_rows(cnxn, series_table)
     cur.execute(f"SELECT id, s FROM {series_table} ORDER BY id")
     # The rows after these are converted ahead to the end of their block.
     assert [next(cur)[0] for _ in range(3000)] == list(range(1, 3001))
-    # The error falls inside this call: raised, with the rows before it consumed (as in
-    # pyodbc) and its row next, converted again.
+    # The error falls inside this call: raised, with its row and the rows before it
+    # consumed, as in pyodbc.
     with pytest.raises(ValueError, match="call 7000"):
         cur.fetchmany(5000)
-    assert [row[0] for row in cur.fetchmany(N_LARGE)] == list(range(7000, N_LARGE + 1))
+    assert [row[0] for row in cur.fetchmany(N_LARGE)] == list(range(7001, N_LARGE + 1))
 
 
 def test_read_ahead_converter_error_in_fetchall(cnxn, series_table):
@@ -437,7 +440,7 @@ def test_read_ahead_converter_error_in_fetchall(cnxn, series_table):
     cur.execute(f"SELECT id, s FROM {series_table} ORDER BY id")
     with pytest.raises(ValueError, match="call 30000"):
         cur.fetchall()
-    assert cur.fetchone()[0] == 30_000
+    assert cur.fetchone()[0] == 30_001
     # The cursor stays usable.
     assert cur.execute(f"SELECT COUNT(*) FROM {series_table}").fetchval() == N_LARGE
 
@@ -517,3 +520,31 @@ def test_read_ahead_rereads_values_longer_than_described(db, backend, connect, t
     c.commit()
     cur.execute(f"SELECT id, v FROM {t} ORDER BY id")
     whole_or_data_error(db, lambda: [tuple(r) for r in cur.fetchall()], list(enumerate(values)))
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("read_ahead", [True, False])
+@pytest.mark.parametrize("path", ["iteration", "fetchall"])
+def test_read_ahead_invalid_text_raises_at_its_row(db, cnxn, series_table, path, read_ahead):
+    # The read-ahead thread finds the shapes of text values in the blocks it reads; a value
+    # that is not UTF-8 gets none, and the consumer's own decoding raises at its row. (Only
+    # SQLite stores such text.)
+    cnxn.read_ahead = read_ahead
+    cur = cnxn.cursor()
+    cur.execute(
+        f"SELECT id, CASE WHEN id = 30000 THEN CAST(x'61ff62' AS TEXT) ELSE s END "
+        f"FROM {series_table} ORDER BY id"
+    )
+    ids = []
+    with pytest.raises(db.DataError) as err:
+        if path == "iteration":
+            for row in cur:
+                assert row[1] == f"row-{row[0]}"
+                ids.append(row[0])
+        else:
+            cur.fetchall()
+    assert err.value.args[0] == "22018"
+    assert "UTF-8" in str(err.value)
+    if path == "iteration":
+        assert ids == list(range(1, 30_000))
+        assert [row[0] for row in cur] == list(range(30_001, N_LARGE + 1))

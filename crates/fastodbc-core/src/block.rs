@@ -1,7 +1,8 @@
 //! `RowBlock`: the columnar buffers one `SQLFetch` fills, laid out from a `ResultPlan`.
 
 use crate::ffi;
-use crate::plan::{ColumnPlan, ResultPlan};
+use crate::plan::{ColumnPlan, ResultPlan, TextCodec, ValueKind};
+use crate::types::text::{utf16_shape, utf8_shape, TextKind, TextShape};
 
 /// Indicator values at or below this mark a value recovered whole after truncation: the
 /// bytes live in `RowBlock::overflow[MARK - ind]`.
@@ -60,6 +61,47 @@ pub enum Cell<'a> {
     Value(&'a [u8]),
 }
 
+/// A text value's `TextShape` in one word: characters << 3 | kind + 1; 0 when unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ShapeCell(u64);
+
+impl ShapeCell {
+    const UNKNOWN: ShapeCell = ShapeCell(0);
+
+    #[inline]
+    fn of(shape: Option<TextShape>) -> ShapeCell {
+        match shape {
+            Some(s) => ShapeCell(((s.chars as u64) << 3) | (s.kind as u64 + 1)),
+            None => ShapeCell::UNKNOWN,
+        }
+    }
+
+    #[inline]
+    fn shape(self) -> Option<TextShape> {
+        let kind = match self.0 & 7 {
+            1 => TextKind::Ascii,
+            2 => TextKind::Latin1,
+            3 => TextKind::Ucs2,
+            4 => TextKind::Ucs4,
+            _ => return None,
+        };
+        Some(TextShape {
+            kind,
+            chars: (self.0 >> 3) as usize,
+        })
+    }
+}
+
+/// UTF-16 code units of a value in a block buffer: elements are 8-byte aligned, so only an
+/// odd length (not UTF-16) or a value elsewhere (overflow) gives `None`.
+fn utf16_units(b: &[u8]) -> Option<&[u16]> {
+    if !b.len().is_multiple_of(2) || !(b.as_ptr() as usize).is_multiple_of(2) {
+        return None;
+    }
+    // SAFETY: aligned, length even, and u16 has no invalid bit patterns.
+    Some(unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<u16>(), b.len() / 2) })
+}
+
 /// Buffers of `rows` rows for the plan's bound columns: a block, or with one row the staging
 /// row the driver fills when the plan fetches row at a time.
 pub fn column_buffers(plan: &ResultPlan, rows: usize) -> Vec<ColumnBuffer> {
@@ -76,6 +118,9 @@ pub struct RowBlock {
     pub streamed: Vec<Vec<Option<Vec<u8>>>>,
     /// Values recovered whole with `SQLGetData` after the driver truncated them in the block.
     pub overflow: Vec<Vec<u8>>,
+    /// Shapes of text values found while the block was read ahead (`describe_text`): one
+    /// list per bound column, empty where not described; see `text_shape`.
+    shapes: Vec<Vec<ShapeCell>>,
     /// Rows of the block the last fetch filled.
     pub rows: usize,
     pub capacity_rows: usize,
@@ -88,6 +133,7 @@ impl RowBlock {
             bound: column_buffers(plan, rows),
             streamed: vec![Vec::new(); plan.columns.len() - plan.bound],
             overflow: Vec::new(),
+            shapes: Vec::new(),
             rows: 0,
             capacity_rows: rows,
         }
@@ -182,10 +228,135 @@ impl RowBlock {
         }
     }
 
+    /// Finds the shape of every UTF-8 and UTF-16 text value of the block (valid text only) for
+    /// the consumer to allocate its string without a shape pass of its own. The thread that
+    /// read the block ahead does this when it has time to spare (`Statement::read_ahead`);
+    /// the consumer's thread then only writes the characters.
+    pub fn describe_text(&mut self, plan: &ResultPlan) {
+        let rows = self.len();
+        let mut shapes = std::mem::take(&mut self.shapes);
+        shapes.resize_with(self.bound.len(), Vec::new);
+        for (col, (column, shapes)) in plan.columns.iter().zip(&mut shapes).enumerate() {
+            shapes.clear();
+            if column.kind != ValueKind::Text {
+                continue;
+            }
+            let utf8 = match column.codec {
+                Some(TextCodec::Utf8) => true,
+                Some(TextCodec::Utf16) => false,
+                _ => continue,
+            };
+            shapes.extend((0..rows).map(|row| match self.cell(col, row) {
+                Cell::Value(b) if utf8 => ShapeCell::of(utf8_shape(b).ok()),
+                Cell::Value(b) => ShapeCell::of(utf16_units(b).and_then(|u| utf16_shape(u).ok())),
+                Cell::Null => ShapeCell::UNKNOWN,
+            }));
+        }
+        self.shapes = shapes;
+    }
+
+    /// Forgets the shapes of the block's previous rows (a fill that does not describe them).
+    pub fn forget_shapes(&mut self) {
+        self.shapes.iter_mut().for_each(Vec::clear);
+    }
+
+    /// The shape `describe_text` found for the text value of bound column `col`, row `row`:
+    /// the value (`cell`) is valid text of that shape.
+    #[inline]
+    pub fn text_shape(&self, col: usize, row: usize) -> Option<TextShape> {
+        self.shapes.get(col)?.get(row)?.shape()
+    }
+
     /// Records a value recovered after truncation and points the indicator at it.
     pub fn store_overflow(&mut self, col: usize, row: usize, value: Vec<u8>) {
         let idx = self.overflow.len() as isize;
         self.overflow.push(value);
         self.bound[col].ind[row] = OVERFLOW_MARK - idx;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{ColumnDescription, Decoding, TextCodec};
+
+    fn column(sql_type: i16, codec: TextCodec) -> ColumnPlan {
+        let desc = ColumnDescription {
+            name: "c".into(),
+            sql_type,
+            size: 20,
+            digits: 0,
+            nullable: true,
+        };
+        ColumnPlan::choose(
+            desc,
+            &Decoding {
+                char: codec.clone(),
+                wchar: codec,
+            },
+        )
+    }
+
+    /// Writes `values` into bound column `col` as the driver would (None: NULL).
+    fn fill(block: &mut RowBlock, col: usize, values: &[Option<Vec<u8>>]) {
+        let buf = &mut block.bound[col];
+        for (row, v) in values.iter().enumerate() {
+            match v {
+                Some(b) => {
+                    // SAFETY: row < capacity and the value fits the element (checked below).
+                    assert!(b.len() <= buf.capacity);
+                    unsafe {
+                        let at = buf.data_ptr().add(row * buf.elem);
+                        std::ptr::copy_nonoverlapping(b.as_ptr(), at, b.len());
+                    }
+                    buf.ind[row] = b.len() as ffi::Len;
+                }
+                None => buf.ind[row] = ffi::SQL_NULL_DATA,
+            }
+        }
+        block.rows = values.len();
+    }
+
+    #[test]
+    fn described_shapes_are_the_decoders_and_forgotten_on_request() {
+        let utf16 = |s: &str| -> Vec<u8> { s.encode_utf16().flat_map(u16::to_le_bytes).collect() };
+        let texts = ["", "ascii", "café", "Добрый", "😀x", "日本語"];
+        let mut utf8_values: Vec<Option<Vec<u8>>> =
+            texts.iter().map(|t| Some(t.as_bytes().to_vec())).collect();
+        utf8_values.push(None);
+        utf8_values.push(Some(b"a\xffb".to_vec())); // invalid: no shape
+        let mut utf16_values: Vec<Option<Vec<u8>>> = texts.iter().map(|t| Some(utf16(t))).collect();
+        utf16_values.push(None);
+        utf16_values.push(Some(vec![0x00, 0xD8, 0x41, 0x00])); // unpaired surrogate: no shape
+        let plan = ResultPlan::new(
+            vec![
+                column(ffi::SQL_VARCHAR, TextCodec::Utf8),
+                column(ffi::SQL_WVARCHAR, TextCodec::Utf16),
+                column(ffi::SQL_INTEGER, TextCodec::Utf8),
+            ],
+            1 << 16,
+        );
+        let mut block = RowBlock::new(&plan, 16);
+        fill(&mut block, 0, &utf8_values);
+        fill(&mut block, 1, &utf16_values);
+        block.describe_text(&plan);
+        for (row, t) in texts.iter().enumerate() {
+            let want8 = utf8_shape(t.as_bytes()).ok();
+            let units: Vec<u16> = t.encode_utf16().collect();
+            let want16 = utf16_shape(&units).ok();
+            assert_eq!(block.text_shape(0, row), want8, "{t:?}");
+            assert_eq!(block.text_shape(1, row), want16, "{t:?}");
+            assert_eq!(want8, want16);
+        }
+        for row in [texts.len(), texts.len() + 1] {
+            assert_eq!(block.text_shape(0, row), None);
+            assert_eq!(block.text_shape(1, row), None);
+        }
+        // Not text: never described.
+        assert_eq!(block.text_shape(2, 0), None);
+        // Past the block's rows.
+        assert_eq!(block.text_shape(0, texts.len() + 2), None);
+        block.forget_shapes();
+        assert_eq!(block.text_shape(0, 2), None);
     }
 }

@@ -47,6 +47,10 @@ pub struct ResultSet {
     ahead: Option<(RowBlock, Result<usize>)>,
     /// The other block of the pair read ahead into; empty until reading ahead starts.
     spare: RowBlock,
+    /// The last block read ahead was in before the consumer was done with its own: the next
+    /// one also finds the shapes of its text values (`RowBlock::describe_text`), work taken
+    /// off the consumer's thread. When the fetch is the slower side, it does not.
+    describe_ahead: bool,
     /// The one-row buffers the driver fills when the plan fetches row at a time (each row is
     /// then copied into the block being filled).
     staging: Vec<ColumnBuffer>,
@@ -512,6 +516,7 @@ impl Statement {
             fetches: 0,
             ahead: None,
             spare: RowBlock::default(),
+            describe_ahead: true,
             staging: Vec::new(),
             bound_to: None,
             bound: false,
@@ -572,7 +577,7 @@ impl Statement {
             rs.spare = std::mem::replace(&mut rs.block, next);
             return fetched;
         }
-        self.fill_block()
+        self.fill_block(false)
     }
 
     /// Runs `consume` on the current block while another thread fetches the next one, which
@@ -596,19 +601,22 @@ impl Statement {
         // The consumer's block steps out; the spare takes its place as the block filled next.
         let spare = std::mem::take(&mut rs.spare);
         let current = std::mem::replace(&mut rs.block, spare);
-        let (out, fetched) = std::thread::scope(|scope| {
-            let fetcher = scope.spawn(|| self.fill_block());
+        let describe = rs.describe_ahead;
+        let (out, fetched, fetch_first) = std::thread::scope(|scope| {
+            let fetcher = scope.spawn(|| self.fill_block(describe));
             let out = consume(&current);
+            let fetch_first = fetcher.is_finished();
             let fetched = wait(Box::new(move || {
                 fetcher.join().unwrap_or_else(|_| {
                     Err(Error::Interface("the fetch reading ahead panicked".into()))
                 })
             }));
-            (out, fetched)
+            (out, fetched, fetch_first)
         });
         if let Some(rs) = self.result.as_mut() {
             let next = std::mem::replace(&mut rs.block, current);
             rs.ahead = Some((next, fetched));
+            rs.describe_ahead = fetch_first;
         }
         out
     }
@@ -618,8 +626,9 @@ impl Statement {
         self.result.as_ref().is_some_and(ResultSet::reads_ahead)
     }
 
-    /// Fetches the next block into `result.block`.
-    fn fill_block(&mut self) -> Result<usize> {
+    /// Fetches the next block into `result.block`; with `describe`, finds the shapes of its
+    /// text values too.
+    fn fill_block(&mut self, describe: bool) -> Result<usize> {
         let Some(rs) = self.result.as_mut() else {
             return Ok(0);
         };
@@ -655,6 +664,11 @@ impl Statement {
         if rows == 0 {
             rs.exhausted = true;
             rs.block.rows = 0;
+        }
+        if describe {
+            rs.block.describe_text(&rs.plan);
+        } else {
+            rs.block.forget_shapes();
         }
         Ok(rows)
     }

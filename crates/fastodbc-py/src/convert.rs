@@ -135,13 +135,32 @@ impl Converter {
         row: usize,
         column: &str,
     ) -> PyResult<PyObject> {
-        if let Converter::IntText = self {
-            if let Some((element, len)) = block.value_in_element(col, row) {
-                return match NumberText::integer_in_element(element, len) {
-                    NumberText::Int(v) => Ok(v.into_pyobject(py)?.into_any().unbind()),
-                    n => number_object(py, n, element.get(..len).unwrap_or(element), column),
-                };
+        match self {
+            Converter::IntText => {
+                if let Some((element, len)) = block.value_in_element(col, row) {
+                    return match NumberText::integer_in_element(element, len) {
+                        NumberText::Int(v) => Ok(v.into_pyobject(py)?.into_any().unbind()),
+                        n => number_object(py, n, element.get(..len).unwrap_or(element), column),
+                    };
+                }
             }
+            // Text whose shape the read-ahead thread found: only the characters to write.
+            Converter::Utf8Text | Converter::Utf16Text => {
+                if let (Some(shape), Cell::Value(b)) =
+                    (block.text_shape(col, row), block.cell(col, row))
+                {
+                    let s = if let Converter::Utf8Text = self {
+                        // SAFETY: the block's shape of this very value: valid UTF-8.
+                        Some(unsafe { text::str_of_utf8_shape(py, b, shape) })
+                    } else {
+                        text::str_of_utf16_bytes_shape(py, b, shape)
+                    };
+                    if let Some(s) = s {
+                        return Ok(s?.unbind());
+                    }
+                }
+            }
+            _ => {}
         }
         self.convert(py, block.cell(col, row), column)
     }

@@ -74,8 +74,8 @@ struct ResultView {
     read_ahead: bool,
     /// Rows converted ahead of the consumer, served before row `pos` (see `next_row`).
     ready: VecDeque<PyObject>,
-    /// The error converting row `pos` raised while rows were converted ahead: raised when the
-    /// consumer gets to that row.
+    /// The error converting the row before `pos` raised while rows were converted ahead:
+    /// raised when the consumer gets to that row.
     failed: Option<PyErr>,
 }
 
@@ -587,13 +587,14 @@ impl Cursor {
         let Some(rs) = stmt.result.as_ref() else {
             return Ok(None);
         };
-        let row = make_row(py, view, &rs.block, view.pos)?;
+        // A row that raises is consumed, as in pyodbc: the next call goes on after it.
+        let row = make_row(py, view, &rs.block, view.pos);
         view.pos += 1;
-        Ok(Some(row.unbind()))
+        Ok(Some(row?.unbind()))
     }
 
     /// Up to `limit` rows (all when None), converted block by block. An error converting a
-    /// row is raised with the rows before it consumed (as in pyodbc) and that row next.
+    /// row is raised with that row and the rows before it consumed, as in pyodbc.
     fn fetch_rows<'py>(
         &self,
         py: Python<'py>,
@@ -664,7 +665,8 @@ impl Drop for Cursor {
 }
 
 /// Converts `rows` of `block` in order into `sink`, stopping at the first error: returns the
-/// row after the last one stored (the failing row after an error) and the error.
+/// row after the last one converted (the failing row included: as in pyodbc, a row that
+/// raises is consumed) and the error.
 fn convert_rows<'py>(
     py: Python<'py>,
     view: &ResultView,
@@ -674,7 +676,7 @@ fn convert_rows<'py>(
 ) -> (usize, PyResult<()>) {
     for r in rows.clone() {
         if let Err(e) = make_row(py, view, block, r).and_then(&mut sink) {
-            return (r, Err(e));
+            return (r + 1, Err(e));
         }
     }
     (rows.end, Ok(()))

@@ -37,7 +37,17 @@ pub fn str_from_utf16<'py>(
     units: &[u16],
 ) -> Result<PyResult<Bound<'py, PyAny>>, InvalidText> {
     let shape = text::utf16_shape(units)?;
-    Ok(new_str(py, shape, |data| {
+    Ok(str_of_utf16_shape(py, units, shape))
+}
+
+/// `str` from UTF-16 code units whose shape is known (`utf16_shape(units)`; another shape
+/// gives wrong characters, never a write out of bounds).
+pub fn str_of_utf16_shape<'py>(
+    py: Python<'py>,
+    units: &[u16],
+    shape: TextShape,
+) -> PyResult<Bound<'py, PyAny>> {
+    new_str(py, shape, |data| {
         let n = shape.chars;
         // SAFETY: `data` has `n` elements of the selected kind (see `new_str`).
         unsafe {
@@ -56,7 +66,7 @@ pub fn str_from_utf16<'py>(
                 ),
             }
         }
-    }))
+    })
 }
 
 /// `str` from UTF-16LE bytes of an ODBC buffer (aligned in bound blocks; copied if not).
@@ -83,13 +93,41 @@ pub fn str_from_utf16_bytes<'py>(
     }
 }
 
+/// `str` from UTF-16LE bytes of a block whose shape is known (`RowBlock::text_shape`, found
+/// only for aligned values of even length); `None` for any other bytes.
+pub fn str_of_utf16_bytes_shape<'py>(
+    py: Python<'py>,
+    bytes: &[u8],
+    shape: TextShape,
+) -> Option<PyResult<Bound<'py, PyAny>>> {
+    if !bytes.len().is_multiple_of(2) || !(bytes.as_ptr() as usize).is_multiple_of(2) {
+        return None;
+    }
+    // SAFETY: aligned, length even, and u16 has no invalid bit patterns.
+    let units =
+        unsafe { std::slice::from_raw_parts(bytes.as_ptr() as *const u16, bytes.len() / 2) };
+    Some(str_of_utf16_shape(py, units, shape))
+}
+
 /// `str` from UTF-8 bytes.
 pub fn str_from_utf8<'py>(
     py: Python<'py>,
     bytes: &[u8],
 ) -> Result<PyResult<Bound<'py, PyAny>>, InvalidText> {
     let shape = text::utf8_shape(bytes)?;
-    Ok(new_str(py, shape, |data| {
+    // SAFETY: `utf8_shape` found the shape of valid UTF-8.
+    Ok(unsafe { str_of_utf8_shape(py, bytes, shape) })
+}
+
+/// `str` from UTF-8 bytes whose shape is known.
+///
+/// SAFETY: `shape` is what `utf8_shape(bytes)` returns (so `bytes` is valid UTF-8).
+pub unsafe fn str_of_utf8_shape<'py>(
+    py: Python<'py>,
+    bytes: &[u8],
+    shape: TextShape,
+) -> PyResult<Bound<'py, PyAny>> {
+    new_str(py, shape, |data| {
         let n = shape.chars;
         // SAFETY: `data` has `n` elements of the selected kind; `bytes` was validated.
         unsafe {
@@ -109,7 +147,7 @@ pub fn str_from_utf8<'py>(
                 ),
             }
         }
-    }))
+    })
 }
 
 /// The decoders exposed to Python (`_native.decode_utf16le`, `_native.decode_utf8`) for tests
