@@ -91,7 +91,7 @@ impl ResultSet {
 const FIRST_ROWSET: usize = 16;
 
 /// Blocks a result must have filled before the next ones are read ahead: a short result
-/// (the first three blocks hold 1,168 rows) costs no thread.
+/// (the first three blocks hold 1,168 rows at most) costs no thread.
 const READ_AHEAD_AFTER: usize = 3;
 
 pub struct Statement {
