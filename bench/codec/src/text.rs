@@ -5,8 +5,7 @@
 use std::hint::black_box;
 
 use fastodbc_core::types::text::{
-    utf16_shape, utf16_write_ucs1, utf16_write_ucs2, utf16_write_ucs4, utf8_shape, utf8_write_ucs1,
-    utf8_write_wide, TextKind,
+    utf16_shape, utf16_write, utf8_shape, utf8_write, TextKind, TextStorage,
 };
 
 use crate::{case, Visit};
@@ -58,6 +57,22 @@ pub fn category(name: &str) -> Option<String> {
     })
 }
 
+/// The buffer of `kind` among codec-bench's three, `n` characters long.
+#[inline]
+fn storage<'a>(
+    kind: TextKind,
+    n: usize,
+    ucs1: &'a mut [u8],
+    ucs2: &'a mut [u16],
+    ucs4: &'a mut [u32],
+) -> TextStorage<'a> {
+    match kind {
+        TextKind::Ascii | TextKind::Latin1 => TextStorage::Ucs1(&mut ucs1[..n]),
+        TextKind::Ucs2 => TextStorage::Ucs2(&mut ucs2[..n]),
+        TextKind::Ucs4 => TextStorage::Ucs4(&mut ucs4[..n]),
+    }
+}
+
 /// Decodes UTF-16 `units` into the storage of their kind; returns the length in characters
 /// (`usize::MAX` for invalid text). `#[inline]`: compiled into the caller's crate, where
 /// codec-bench's text loop keeps it a function of its own.
@@ -67,13 +82,8 @@ pub fn decode_utf16(units: &[u16], ucs1: &mut [u8], ucs2: &mut [u16], ucs4: &mut
         Ok(s) => s,
         Err(_) => return usize::MAX,
     };
-    let n = shape.chars;
-    match shape.kind {
-        TextKind::Ascii | TextKind::Latin1 => utf16_write_ucs1(units, &mut ucs1[..n]),
-        TextKind::Ucs2 => utf16_write_ucs2(units, &mut ucs2[..n]),
-        TextKind::Ucs4 => utf16_write_ucs4(units, &mut ucs4[..n]),
-    }
-    n
+    utf16_write(units, storage(shape.kind, shape.chars, ucs1, ucs2, ucs4));
+    shape.chars
 }
 
 /// Decodes UTF-8 `bytes` into the storage of their kind; returns the length in characters
@@ -84,20 +94,14 @@ pub fn decode_utf8(bytes: &[u8], ucs1: &mut [u8], ucs2: &mut [u16], ucs4: &mut [
         Ok(s) => s,
         Err(_) => return usize::MAX,
     };
-    let n = shape.chars;
-    match shape.kind {
-        TextKind::Ascii | TextKind::Latin1 => utf8_write_ucs1(bytes, shape.kind, &mut ucs1[..n]),
-        // SAFETY: utf8_shape validated the bytes.
-        TextKind::Ucs2 => utf8_write_wide::<u16>(
-            unsafe { std::str::from_utf8_unchecked(bytes) },
-            &mut ucs2[..n],
-        ),
-        TextKind::Ucs4 => utf8_write_wide::<u32>(
-            unsafe { std::str::from_utf8_unchecked(bytes) },
-            &mut ucs4[..n],
-        ),
-    }
-    n
+    // SAFETY: utf8_shape validated the bytes.
+    let s = unsafe { std::str::from_utf8_unchecked(bytes) };
+    utf8_write(
+        s,
+        shape.kind,
+        storage(shape.kind, shape.chars, ucs1, ucs2, ucs4),
+    );
+    shape.chars
 }
 
 /// `len` values of `T` that start `offset` bytes past a 4 KiB boundary, wherever the

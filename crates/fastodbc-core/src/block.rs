@@ -2,7 +2,7 @@
 
 use crate::ffi;
 use crate::plan::{ColumnPlan, ResultPlan, TextCodec, ValueKind};
-use crate::types::text::{utf16_shape, utf8_shape, TextKind, TextShape};
+use crate::types::text::{utf16_shape, utf16_units, utf8_shape, TextKind, TextShape};
 
 /// Indicator values at or below this mark a value recovered whole after truncation: the
 /// bytes live in `RowBlock::overflow[MARK - ind]`.
@@ -90,16 +90,6 @@ impl ShapeCell {
             chars: (self.0 >> 3) as usize,
         })
     }
-}
-
-/// UTF-16 code units of a value in a block buffer: elements are 8-byte aligned, so only an
-/// odd length (not UTF-16) or a value elsewhere (overflow) gives `None`.
-fn utf16_units(b: &[u8]) -> Option<&[u16]> {
-    if !b.len().is_multiple_of(2) || !(b.as_ptr() as usize).is_multiple_of(2) {
-        return None;
-    }
-    // SAFETY: aligned, length even, and u16 has no invalid bit patterns.
-    Some(unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<u16>(), b.len() / 2) })
 }
 
 /// Buffers of `rows` rows for the plan's bound columns: a block, or with one row the staging

@@ -2,22 +2,23 @@
 //! storage kind, `PyUnicode_New` allocates the final string, the write pass fills it. One
 //! allocation per value, no intermediate object.
 
-use fastodbc_core::types::text::{self, InvalidText, TextKind, TextShape};
+use fastodbc_core::types::text::{self, InvalidText, TextShape, TextStorage};
 use std::ffi::CStr;
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
 
-/// Allocates an uninitialised `str` of `shape` and lets `fill` write its characters.
+/// Allocates an uninitialised `str` of `shape` and lets `fill` write its characters into its
+/// storage.
 ///
 /// SAFETY (of the body): `PyUnicode_New` returns a compact string whose data area has exactly
-/// `shape.chars` elements of the kind `max_char` selects; `fill` writes all of them before the
-/// object is handed to Python.
+/// `shape.chars` elements of the kind `max_char` selects (the storage of `shape`); `fill`
+/// writes all of them before the object is handed to Python.
 fn new_str<'py>(
     py: Python<'py>,
     shape: TextShape,
-    fill: impl FnOnce(*mut std::ffi::c_void),
+    fill: impl FnOnce(TextStorage<'_>),
 ) -> PyResult<Bound<'py, PyAny>> {
     unsafe {
         let obj = ffi::PyUnicode_New(shape.chars as ffi::Py_ssize_t, shape.kind.max_char());
@@ -25,7 +26,7 @@ fn new_str<'py>(
             return Err(PyErr::fetch(py));
         }
         if shape.chars > 0 {
-            fill(ffi::PyUnicode_DATA(obj));
+            fill(TextStorage::from_raw(shape, ffi::PyUnicode_DATA(obj)));
         }
         Ok(Bound::from_owned_ptr(py, obj))
     }
@@ -47,26 +48,7 @@ pub fn str_of_utf16_shape<'py>(
     units: &[u16],
     shape: TextShape,
 ) -> PyResult<Bound<'py, PyAny>> {
-    new_str(py, shape, |data| {
-        let n = shape.chars;
-        // SAFETY: `data` has `n` elements of the selected kind (see `new_str`).
-        unsafe {
-            match shape.kind {
-                TextKind::Ascii | TextKind::Latin1 => text::utf16_write_ucs1(
-                    units,
-                    std::slice::from_raw_parts_mut(data as *mut u8, n),
-                ),
-                TextKind::Ucs2 => text::utf16_write_ucs2(
-                    units,
-                    std::slice::from_raw_parts_mut(data as *mut u16, n),
-                ),
-                TextKind::Ucs4 => text::utf16_write_ucs4(
-                    units,
-                    std::slice::from_raw_parts_mut(data as *mut u32, n),
-                ),
-            }
-        }
-    })
+    new_str(py, shape, |out| text::utf16_write(units, out))
 }
 
 /// `str` from UTF-16LE bytes of an ODBC buffer (aligned in bound blocks; copied if not).
@@ -79,10 +61,7 @@ pub fn str_from_utf16_bytes<'py>(
             offset: bytes.len() - 1,
         });
     }
-    if (bytes.as_ptr() as usize).is_multiple_of(2) {
-        // SAFETY: aligned, length even, and u16 has no invalid bit patterns.
-        let units =
-            unsafe { std::slice::from_raw_parts(bytes.as_ptr() as *const u16, bytes.len() / 2) };
+    if let Some(units) = text::utf16_units(bytes) {
         str_from_utf16(py, units)
     } else {
         let units: Vec<u16> = bytes
@@ -100,13 +79,7 @@ pub fn str_of_utf16_bytes_shape<'py>(
     bytes: &[u8],
     shape: TextShape,
 ) -> Option<PyResult<Bound<'py, PyAny>>> {
-    if !bytes.len().is_multiple_of(2) || !(bytes.as_ptr() as usize).is_multiple_of(2) {
-        return None;
-    }
-    // SAFETY: aligned, length even, and u16 has no invalid bit patterns.
-    let units =
-        unsafe { std::slice::from_raw_parts(bytes.as_ptr() as *const u16, bytes.len() / 2) };
-    Some(str_of_utf16_shape(py, units, shape))
+    Some(str_of_utf16_shape(py, text::utf16_units(bytes)?, shape))
 }
 
 /// `str` from UTF-8 bytes.
@@ -127,27 +100,9 @@ pub unsafe fn str_of_utf8_shape<'py>(
     bytes: &[u8],
     shape: TextShape,
 ) -> PyResult<Bound<'py, PyAny>> {
-    new_str(py, shape, |data| {
-        let n = shape.chars;
-        // SAFETY: `data` has `n` elements of the selected kind; `bytes` was validated.
-        unsafe {
-            match shape.kind {
-                TextKind::Ascii | TextKind::Latin1 => text::utf8_write_ucs1(
-                    bytes,
-                    shape.kind,
-                    std::slice::from_raw_parts_mut(data as *mut u8, n),
-                ),
-                TextKind::Ucs2 => text::utf8_write_wide::<u16>(
-                    std::str::from_utf8_unchecked(bytes),
-                    std::slice::from_raw_parts_mut(data as *mut u16, n),
-                ),
-                TextKind::Ucs4 => text::utf8_write_wide::<u32>(
-                    std::str::from_utf8_unchecked(bytes),
-                    std::slice::from_raw_parts_mut(data as *mut u32, n),
-                ),
-            }
-        }
-    })
+    // SAFETY: valid UTF-8 (the caller's contract).
+    let s = unsafe { std::str::from_utf8_unchecked(bytes) };
+    new_str(py, shape, |out| text::utf8_write(s, shape.kind, out))
 }
 
 /// The decoders exposed to Python (`_native.decode_utf16le`, `_native.decode_utf8`) for tests

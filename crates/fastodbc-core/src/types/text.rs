@@ -45,6 +45,65 @@ fn is_surrogate(u: u16) -> bool {
     (u & 0xF800) == 0xD800
 }
 
+/// Where a decoder writes a string's characters: CPython's storage for the string's kind,
+/// one element a character.
+pub enum TextStorage<'a> {
+    /// ASCII and Latin-1.
+    Ucs1(&'a mut [u8]),
+    Ucs2(&'a mut [u16]),
+    Ucs4(&'a mut [u32]),
+}
+
+impl TextStorage<'_> {
+    /// The storage of a string of `shape` at `data`.
+    ///
+    /// # Safety
+    /// `data` points to `shape.chars` writable elements of the kind's width (one, two
+    /// or four bytes), aligned, that nothing else uses while the storage lives.
+    pub unsafe fn from_raw(shape: TextShape, data: *mut std::ffi::c_void) -> Self {
+        let n = shape.chars;
+        match shape.kind {
+            TextKind::Ascii | TextKind::Latin1 => {
+                TextStorage::Ucs1(std::slice::from_raw_parts_mut(data.cast(), n))
+            }
+            TextKind::Ucs2 => TextStorage::Ucs2(std::slice::from_raw_parts_mut(data.cast(), n)),
+            TextKind::Ucs4 => TextStorage::Ucs4(std::slice::from_raw_parts_mut(data.cast(), n)),
+        }
+    }
+}
+
+/// Writes UTF-16 `units` into the storage of their shape (other storage gets wrong
+/// characters or the first ones only, never a write outside it).
+#[inline]
+pub fn utf16_write(units: &[u16], out: TextStorage<'_>) {
+    match out {
+        TextStorage::Ucs1(out) => utf16_write_ucs1(units, out),
+        TextStorage::Ucs2(out) => utf16_write_ucs2(units, out),
+        TextStorage::Ucs4(out) => utf16_write_ucs4(units, out),
+    }
+}
+
+/// Writes UTF-8 `s`, of kind `kind`, into the storage of its shape (as `utf16_write`).
+#[inline]
+pub fn utf8_write(s: &str, kind: TextKind, out: TextStorage<'_>) {
+    match out {
+        TextStorage::Ucs1(out) => utf8_write_ucs1(s.as_bytes(), kind, out),
+        TextStorage::Ucs2(out) => utf8_write_wide(s, out),
+        TextStorage::Ucs4(out) => utf8_write_wide(s, out),
+    }
+}
+
+/// UTF-16 code units of bytes read in place: `None` unless they are 2-byte aligned and of
+/// even length (block elements are 8-byte aligned, so in a block only an odd length or a value
+/// kept elsewhere after truncation gives `None`).
+pub fn utf16_units(bytes: &[u8]) -> Option<&[u16]> {
+    if !bytes.len().is_multiple_of(2) || !(bytes.as_ptr() as usize).is_multiple_of(2) {
+        return None;
+    }
+    // SAFETY: aligned, length even, and u16 has no invalid bit patterns.
+    Some(unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<u16>(), bytes.len() / 2) })
+}
+
 /// Shape of UTF-16 text. Unpaired surrogates are an error, as in CPython's strict decoder.
 pub fn utf16_shape(units: &[u16]) -> Result<TextShape, InvalidText> {
     // One OR over all units decides ASCII and Latin-1; only wider text pays for the
