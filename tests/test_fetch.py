@@ -2,6 +2,8 @@
 values longer than the size the driver describes."""
 
 import datetime
+import os
+import time
 import uuid
 
 import pytest
@@ -11,10 +13,7 @@ N_LARGE = 50_000
 
 @pytest.fixture
 def series_table(backend, table, cnxn):
-    t = table(
-        f"id {backend.ddl('int')} NOT NULL, s {backend.ddl('varchar(50)')}, "
-        f"n {backend.ddl('bigint')}"
-    )
+    t = table(f"id {backend.ddl('int')} NOT NULL, s {backend.ddl('varchar(50)')}, n {backend.ddl('bigint')}")
     cur = cnxn.cursor()
     cur.execute(
         f"INSERT INTO {t} (id, s, n) "
@@ -532,8 +531,7 @@ def test_read_ahead_invalid_text_raises_at_its_row(db, cnxn, series_table, path,
     cnxn.read_ahead = read_ahead
     cur = cnxn.cursor()
     cur.execute(
-        f"SELECT id, CASE WHEN id = 30000 THEN CAST(x'61ff62' AS TEXT) ELSE s END "
-        f"FROM {series_table} ORDER BY id"
+        f"SELECT id, CASE WHEN id = 30000 THEN CAST(x'61ff62' AS TEXT) ELSE s END FROM {series_table} ORDER BY id"
     )
     ids = []
     with pytest.raises(db.DataError) as err:
@@ -548,3 +546,33 @@ def test_read_ahead_invalid_text_raises_at_its_row(db, cnxn, series_table, path,
     if path == "iteration":
         assert ids == list(range(1, 30_000))
         assert [row[0] for row in cur] == list(range(30_001, N_LARGE + 1))
+
+
+@pytest.mark.fastodbc_only(reason="fastodbc's fetch threads")
+def test_read_ahead_in_a_forked_child(db, backend, cnxn, series_table):
+    # Threads that fetched ahead park for the next long fetch. A child forked after one did
+    # inherits the parked list but not the threads: its own long fetch must start threads of
+    # its own, not hand its blocks to threads that do not exist and wait forever.
+    cur = cnxn.cursor()
+    assert len(cur.execute(f"SELECT id FROM {series_table}").fetchall()) == N_LARGE
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            child = db.connect(backend.connstr)
+            rows = child.cursor().execute(f"SELECT id, s, n FROM {series_table} ORDER BY id")
+            got = [tuple(r) for r in rows.fetchall()]
+            code = 0 if got == [exp_row(i) for i in range(1, N_LARGE + 1)] else 2
+            child.close()
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 60
+    while (done := os.waitpid(pid, os.WNOHANG)) == (0, 0):
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child's fetch never finished")
+        time.sleep(0.05)
+    assert os.waitstatus_to_exitcode(done[1]) == 0
+    # The parent's threads still serve it.
+    assert len(cur.execute(f"SELECT id FROM {series_table}").fetchall()) == N_LARGE

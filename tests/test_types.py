@@ -226,8 +226,7 @@ def test_sqlite_number_columns_return_what_they_hold(backend, cnxn, table, with_
     oracle = sqlite3.connect(path)
     # REALs pass through the driver's text with 15 significant digits (see the README).
     want = [
-        tuple(backend.float_roundtrip(v) if type(v) is float else v for v in r)
-        for r in oracle.execute(sql).fetchall()
+        tuple(backend.float_roundtrip(v) if type(v) is float else v for v in r) for r in oracle.execute(sql).fetchall()
     ]
     oracle.close()
     got = [tuple(r) for r in cur.execute(sql).fetchall()]
@@ -235,6 +234,40 @@ def test_sqlite_number_columns_return_what_they_hold(backend, cnxn, table, with_
     assert [type(v) for r in got for v in r] == [type(v) for r in want for v in r]
     assert [tuple(r) for r in cur.execute(sql)] == want
     assert [d[1] for d in cur.description[1:5]] == [int, int, float, float]
+
+
+@pytest.mark.fastodbc_only(reason="pyodbc returns what the driver's strtoll / strtod make of them")
+@pytest.mark.parametrize("read_ahead", [True, False])
+def test_sqlite_number_columns_in_a_long_result(backend, cnxn, table, read_ahead):
+    # In a long result the thread fetching ahead reads the numbers of the blocks it fetches
+    # when it has time to spare (RowBlock::describe); every value must come back as the
+    # consumer's own reading of it makes it, in blocks of a few rows and of hundreds.
+    if backend.name != "sqlite":
+        pytest.skip("only SQLite's columns hold values of any type")
+    import sqlite3
+
+    n = 30_000
+    t = table("k INTEGER, i INTEGER, b BIGINT, r REAL, f DOUBLE")
+    values = SQLITE_NUMBER_COLUMN_VALUES + ["k * 7919 - 100000", "k / 3.0", "-k"]
+    case = f"CASE k % {len(values)} " + " ".join(f"WHEN {j} THEN {v}" for j, v in enumerate(values)) + " END"
+    cur = cnxn.cursor()
+    cur.execute(f"INSERT INTO {t} (k) SELECT i FROM ({backend.series(n)}) q")
+    cur.execute(f"UPDATE {t} SET i = {case}, b = {case}, r = {case}, f = {case}")
+    cnxn.commit()
+    sql = f"SELECT k, i, b, r, f FROM {t} ORDER BY k"
+    path = backend.connstr.split("Database=")[1].split(";")[0]
+    oracle = sqlite3.connect(path)
+    want = [
+        tuple(backend.float_roundtrip(v) if type(v) is float else v for v in r) for r in oracle.execute(sql).fetchall()
+    ]
+    oracle.close()
+    cnxn.read_ahead = read_ahead
+    for buffer_bytes in (2000, 200_000):
+        cnxn.fetch_buffer_bytes = buffer_bytes
+        got = [tuple(r) for r in cur.execute(sql).fetchall()]
+        assert got == want
+        assert [type(v) for r in got for v in r] == [type(v) for r in want for v in r]
+        assert [tuple(r) for r in cur.execute(sql)] == want
 
 
 @pytest.mark.parametrize("value", [2**63, 2**64 + 5, -(2**63) - 1, 10**30])
@@ -471,9 +504,7 @@ def test_time_seconds(roundtrip, value):
     check(roundtrip("time", value), value)
 
 
-@pytest.mark.fastodbc_only(
-    backends=("postgresql",), reason="pyodbc binds datetime.time without fractional seconds"
-)
+@pytest.mark.fastodbc_only(backends=("postgresql",), reason="pyodbc binds datetime.time without fractional seconds")
 @pytest.mark.parametrize(
     "value",
     [
@@ -540,9 +571,7 @@ def test_uuid_param(backend, table, cnxn):
 
 
 @pytest.mark.fastodbc_only(reason="pyodbc fetches uuid columns as str")
-@pytest.mark.parametrize(
-    "value", [U, uuid.UUID(int=0), uuid.UUID(int=2**128 - 1), uuid.UUID(int=5)], ids=str
-)
+@pytest.mark.parametrize("value", [U, uuid.UUID(int=0), uuid.UUID(int=2**128 - 1), uuid.UUID(int=5)], ids=str)
 def test_uuid_fetch_as_uuid(backend, roundtrip, value):
     if not backend.supports_uuid:
         pytest.skip(f"{backend.name} has no uuid type")

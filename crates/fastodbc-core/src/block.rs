@@ -2,6 +2,7 @@
 
 use crate::ffi;
 use crate::plan::{ColumnPlan, ResultPlan, TextCodec, ValueKind};
+use crate::types::numeric::NumberText;
 use crate::types::text::{utf16_shape, utf16_units, utf8_shape, TextKind, TextShape};
 
 /// Indicator values at or below this mark a value recovered whole after truncation: the
@@ -92,6 +93,23 @@ impl ShapeCell {
     }
 }
 
+/// What `RowBlock::describe` found about the values of one bound column.
+#[derive(Default)]
+enum Described {
+    #[default]
+    Nothing,
+    /// The shape of each text value (`ShapeCell::UNKNOWN` for NULL or invalid text).
+    Text(Vec<ShapeCell>),
+    /// Each number read from its text (`DriverTraits::numbers_as_text`): `kinds` says what
+    /// `bits` hold (`NUMBER_INT`, `NUMBER_FLOAT`, or `NUMBER_UNKNOWN` for NULL and text that
+    /// is no number), so the consumer only builds the object.
+    Numbers { kinds: Vec<u8>, bits: Vec<u64> },
+}
+
+const NUMBER_UNKNOWN: u8 = 0;
+const NUMBER_INT: u8 = 1;
+const NUMBER_FLOAT: u8 = 2;
+
 /// Buffers of `rows` rows for the plan's bound columns: a block, or with one row the staging
 /// row the driver fills when the plan fetches row at a time.
 pub fn column_buffers(plan: &ResultPlan, rows: usize) -> Vec<ColumnBuffer> {
@@ -108,9 +126,9 @@ pub struct RowBlock {
     pub streamed: Vec<Vec<Option<Vec<u8>>>>,
     /// Values recovered whole with `SQLGetData` after the driver truncated them in the block.
     pub overflow: Vec<Vec<u8>>,
-    /// Shapes of text values found while the block was read ahead (`describe_text`): one
-    /// list per bound column, empty where not described; see `text_shape`.
-    shapes: Vec<Vec<ShapeCell>>,
+    /// What was found about the values while the block was read ahead (`describe`): one
+    /// entry per bound column; see `text_shape` and `number`.
+    described: Vec<Described>,
     /// Rows of the block the last fetch filled.
     pub rows: usize,
     pub capacity_rows: usize,
@@ -123,7 +141,7 @@ impl RowBlock {
             bound: column_buffers(plan, rows),
             streamed: vec![Vec::new(); plan.columns.len() - plan.bound],
             overflow: Vec::new(),
-            shapes: Vec::new(),
+            described: Vec::new(),
             rows: 0,
             capacity_rows: rows,
         }
@@ -218,43 +236,115 @@ impl RowBlock {
         }
     }
 
-    /// Finds the shape of every UTF-8 and UTF-16 text value of the block (valid text only) for
-    /// the consumer to allocate its string without a shape pass of its own. The thread that
-    /// read the block ahead does this when it has time to spare (`Statement::read_ahead`);
-    /// the consumer's thread then only writes the characters.
-    pub fn describe_text(&mut self, plan: &ResultPlan) {
+    /// Does ahead what the consumer would do first with each value: finds the shape of every
+    /// UTF-8 and UTF-16 text value (valid text only), so the consumer allocates its string
+    /// without a shape pass of its own, and reads the numbers of columns fetched as text. The
+    /// thread that read the block ahead does this when it has time to spare
+    /// (`Statement::read_ahead`).
+    pub fn describe(&mut self, plan: &ResultPlan) {
         let rows = self.len();
-        let mut shapes = std::mem::take(&mut self.shapes);
-        shapes.resize_with(self.bound.len(), Vec::new);
-        for (col, (column, shapes)) in plan.columns.iter().zip(&mut shapes).enumerate() {
-            shapes.clear();
-            if column.kind != ValueKind::Text {
-                continue;
-            }
-            let utf8 = match column.codec {
-                Some(TextCodec::Utf8) => true,
-                Some(TextCodec::Utf16) => false,
-                _ => continue,
+        let mut described = std::mem::take(&mut self.described);
+        described.resize_with(self.bound.len(), Described::default);
+        for (col, (column, described)) in plan.columns.iter().zip(&mut described).enumerate() {
+            let utf8 = match (column.kind, &column.codec) {
+                (ValueKind::Text, Some(TextCodec::Utf8)) => true,
+                (ValueKind::Text, Some(TextCodec::Utf16)) => false,
+                (ValueKind::Int | ValueKind::Float, Some(TextCodec::Utf8)) => {
+                    self.describe_numbers(col, column.kind == ValueKind::Int, described);
+                    continue;
+                }
+                _ => {
+                    *described = Described::Nothing;
+                    continue;
+                }
             };
+            if !matches!(described, Described::Text(_)) {
+                *described = Described::Text(Vec::new());
+            }
+            let Described::Text(shapes) = described else {
+                continue;
+            };
+            shapes.clear();
             shapes.extend((0..rows).map(|row| match self.cell(col, row) {
                 Cell::Value(b) if utf8 => ShapeCell::of(utf8_shape(b).ok()),
                 Cell::Value(b) => ShapeCell::of(utf16_units(b).and_then(|u| utf16_shape(u).ok())),
                 Cell::Null => ShapeCell::UNKNOWN,
             }));
         }
-        self.shapes = shapes;
+        self.described = described;
     }
 
-    /// Forgets the shapes of the block's previous rows (a fill that does not describe them).
-    pub fn forget_shapes(&mut self) {
-        self.shapes.iter_mut().for_each(Vec::clear);
+    /// Reads the numbers of text-fetched column `col` as the consumer would
+    /// (`NumberText::integer_in_element` / `NumberText::float`).
+    fn describe_numbers(&self, col: usize, int: bool, described: &mut Described) {
+        if !matches!(described, Described::Numbers { .. }) {
+            *described = Described::Numbers {
+                kinds: Vec::new(),
+                bits: Vec::new(),
+            };
+        }
+        let Described::Numbers { kinds, bits } = described else {
+            return;
+        };
+        kinds.clear();
+        bits.clear();
+        for row in 0..self.len() {
+            let n = match self.value_in_element(col, row) {
+                Some((element, len)) if int => NumberText::integer_in_element(element, len),
+                _ => match self.cell(col, row) {
+                    Cell::Value(b) if int => NumberText::integer(b),
+                    Cell::Value(b) => NumberText::float(b),
+                    Cell::Null => NumberText::Text,
+                },
+            };
+            let (kind, value) = match n {
+                NumberText::Int(v) => (NUMBER_INT, v as u64),
+                NumberText::Float(v) => (NUMBER_FLOAT, v.to_bits()),
+                NumberText::Text => (NUMBER_UNKNOWN, 0),
+            };
+            kinds.push(kind);
+            bits.push(value);
+        }
     }
 
-    /// The shape `describe_text` found for the text value of bound column `col`, row `row`:
-    /// the value (`cell`) is valid text of that shape.
+    /// Forgets what was found about the block's previous rows (a fill that does not describe
+    /// them).
+    pub fn forget_described(&mut self) {
+        for described in &mut self.described {
+            match described {
+                Described::Nothing => {}
+                Described::Text(shapes) => shapes.clear(),
+                Described::Numbers { kinds, bits } => {
+                    kinds.clear();
+                    bits.clear();
+                }
+            }
+        }
+    }
+
+    /// The shape `describe` found for the text value of bound column `col`, row `row`: the
+    /// value (`cell`) is valid text of that shape.
     #[inline]
     pub fn text_shape(&self, col: usize, row: usize) -> Option<TextShape> {
-        self.shapes.get(col)?.get(row)?.shape()
+        match self.described.get(col)? {
+            Described::Text(shapes) => shapes.get(row)?.shape(),
+            _ => None,
+        }
+    }
+
+    /// The number `describe` read from the text of bound column `col`, row `row`: an integer
+    /// or a float, never `NumberText::Text` (`None` then, as for NULL or not described).
+    #[inline]
+    pub fn number(&self, col: usize, row: usize) -> Option<NumberText> {
+        let Described::Numbers { kinds, bits } = self.described.get(col)? else {
+            return None;
+        };
+        let bits = *bits.get(row)?;
+        match *kinds.get(row)? {
+            NUMBER_INT => Some(NumberText::Int(bits as i64)),
+            NUMBER_FLOAT => Some(NumberText::Float(f64::from_bits(bits))),
+            _ => None,
+        }
     }
 
     /// Records a value recovered after truncation and points the indicator at it.
@@ -268,7 +358,7 @@ impl RowBlock {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::{ColumnDescription, Decoding, TextCodec};
+    use crate::plan::{ColumnDescription, Decoding, PlanOptions, TextCodec};
 
     fn column(sql_type: i16, codec: TextCodec) -> ColumnPlan {
         let desc = ColumnDescription {
@@ -329,7 +419,7 @@ mod tests {
         let mut block = RowBlock::new(&plan, 16);
         fill(&mut block, 0, &utf8_values);
         fill(&mut block, 1, &utf16_values);
-        block.describe_text(&plan);
+        block.describe(&plan);
         for (row, t) in texts.iter().enumerate() {
             let want8 = utf8_shape(t.as_bytes()).ok();
             let units: Vec<u16> = t.encode_utf16().collect();
@@ -346,7 +436,90 @@ mod tests {
         assert_eq!(block.text_shape(2, 0), None);
         // Past the block's rows.
         assert_eq!(block.text_shape(0, texts.len() + 2), None);
-        block.forget_shapes();
+        block.forget_described();
         assert_eq!(block.text_shape(0, 2), None);
+    }
+
+    #[test]
+    fn described_numbers_are_what_the_consumer_reads() {
+        // What an INTEGER or REAL column of SQLite can hold, as its driver writes the text.
+        let texts: [&[u8]; 13] = [
+            b"0",
+            b"-17",
+            b"9223372036854775807",
+            b"-9223372036854775808",
+            b"9223372036854775808", // past i64: text
+            b"007",                 // stored text: stays text
+            b"3.7",
+            b"-2.5e-07",
+            b"1e+20",
+            b"abc",
+            b"12abc",
+            b"Inf",
+            b"",
+        ];
+        let mut values: Vec<Option<Vec<u8>>> = texts.iter().map(|t| Some(t.to_vec())).collect();
+        values.push(None);
+        let opts = PlanOptions {
+            sizes_unreliable: true,
+            recoverable: true,
+            numbers_as_text: true,
+        };
+        let utf8 = Decoding {
+            char: TextCodec::Utf8,
+            wchar: TextCodec::Utf8,
+        };
+        let number_column = |sql_type| {
+            let desc = ColumnDescription {
+                name: "n".into(),
+                sql_type,
+                size: 10,
+                digits: 0,
+                nullable: true,
+            };
+            ColumnPlan::choose_with(desc, &utf8, opts)
+        };
+        let plan = ResultPlan::new(
+            vec![
+                number_column(ffi::SQL_INTEGER),
+                number_column(ffi::SQL_DOUBLE),
+            ],
+            1 << 16,
+        );
+        let mut block = RowBlock::new(&plan, 16);
+        fill(&mut block, 0, &values);
+        fill(&mut block, 1, &values);
+        // A value longer than its element, as recovered after truncation.
+        let long = b"123456789012345678901234567890".to_vec();
+        block.store_overflow(0, 13, long.clone());
+        block.store_overflow(1, 13, b"1.5".to_vec());
+        block.rows = 14;
+        block.describe(&plan);
+        let read = |n: NumberText| match n {
+            NumberText::Text => None,
+            n => Some(n),
+        };
+        for (row, t) in texts.iter().enumerate() {
+            let int = NumberText::integer(t);
+            assert_eq!(block.number(0, row), read(int), "{:?}", t);
+            let float = NumberText::float(t);
+            assert_eq!(block.number(1, row), read(float), "{:?}", t);
+        }
+        assert_eq!(block.number(0, 2), Some(NumberText::Int(i64::MAX)));
+        assert_eq!(block.number(0, 6), Some(NumberText::Float(3.7)));
+        assert_eq!(block.number(0, 5), None);
+        assert_eq!(block.number(1, 5), Some(NumberText::Float(7.0)));
+        assert_eq!(block.number(0, 13), read(NumberText::integer(&long)));
+        assert_eq!(block.number(1, 13), Some(NumberText::Float(1.5)));
+        // NULL, then past the block's rows.
+        block.rows = 15;
+        block.bound[0].ind[14] = ffi::SQL_NULL_DATA;
+        block.describe(&plan);
+        assert_eq!(block.number(0, 14), None);
+        assert_eq!(block.number(0, 15), None);
+        // Numbers are not text shapes, and forgotten on request.
+        assert_eq!(block.text_shape(0, 0), None);
+        block.forget_described();
+        assert_eq!(block.number(0, 1), None);
     }
 }

@@ -7,6 +7,7 @@ pub mod block;
 pub mod compiled_insert;
 pub mod connection;
 pub mod diagnostics;
+pub mod fetch_thread;
 pub mod ffi;
 pub mod params;
 pub mod plan;

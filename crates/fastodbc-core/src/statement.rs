@@ -1,11 +1,13 @@
 //! Statements: execute with bound parameter arrays, describe the result once, bind the block,
 //! fetch blocks, stream long values, move to the next result set.
 
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::null_mut;
 
 use crate::block::{column_buffers, ColumnBuffer, RowBlock};
 use crate::connection::{Connection, DriverTraits};
 use crate::diagnostics::{check, DiagRecord, Error, Result};
+use crate::fetch_thread;
 use crate::ffi;
 use crate::params::{NullType, ParamBatch};
 use crate::plan::{
@@ -48,8 +50,9 @@ pub struct ResultSet {
     /// The other block of the pair read ahead into; empty until reading ahead starts.
     spare: RowBlock,
     /// The last block read ahead was in before the consumer was done with its own: the next
-    /// one also finds the shapes of its text values (`RowBlock::describe_text`), work taken
-    /// off the consumer's thread. When the fetch is the slower side, it does not.
+    /// one also finds the shapes of its text values and reads its numbers fetched as text
+    /// (`RowBlock::describe`), work taken off the consumer's thread. When the fetch is the
+    /// slower side, it does not.
     describe_ahead: bool,
     /// The one-row buffers the driver fills when the plan fetches row at a time (each row is
     /// then copied into the block being filled).
@@ -149,6 +152,22 @@ impl Statement {
         let fetched = &mut *stmt.fetched as *mut ffi::ULen as *mut _;
         stmt.set_attr_ptr(ffi::SQL_ATTR_ROWS_FETCHED_PTR, fetched)?;
         Ok(stmt)
+    }
+
+    /// A statement without a handle, standing in for one lent to a fetch thread.
+    fn stand_in(traits: DriverTraits) -> Statement {
+        Statement {
+            h: null_mut(),
+            traits,
+            params: None,
+            result: None,
+            messages: Vec::new(),
+            bound_paramset: 1,
+            params_bound: false,
+            fetched: Box::new(0),
+            array_size: 1,
+            bind_by_column: false,
+        }
     }
 
     pub fn handle(&self) -> StatementHandle {
@@ -602,17 +621,29 @@ impl Statement {
         let spare = std::mem::take(&mut rs.spare);
         let current = std::mem::replace(&mut rs.block, spare);
         let describe = rs.describe_ahead;
-        let (out, fetched, fetch_first) = std::thread::scope(|scope| {
-            let fetcher = scope.spawn(|| self.fill_block(describe));
-            let out = consume(&current);
-            let fetch_first = fetcher.is_finished();
-            let fetched = wait(Box::new(move || {
-                fetcher.join().unwrap_or_else(|_| {
-                    Err(Error::Interface("the fetch reading ahead panicked".into()))
-                })
-            }));
-            (out, fetched, fetch_first)
+        // The statement itself goes to the fetch thread and comes back with the block filled;
+        // a stand-in without a handle holds its place meanwhile. Nothing else can reach it:
+        // `self` stays borrowed here until the statement is back.
+        let lent = std::mem::replace(self, Statement::stand_in(self.traits));
+        let mut pending = fetch_thread::run(move || {
+            let mut stmt = lent;
+            let fetched = catch_unwind(AssertUnwindSafe(|| stmt.fill_block(describe)))
+                .unwrap_or_else(|_| Err(panicked()));
+            (stmt, fetched)
         });
+        let out = consume(&current);
+        let fetch_first = pending.is_finished();
+        let mut back = None;
+        let fetched = wait(Box::new(|| match pending.wait() {
+            Some((stmt, fetched)) => {
+                back = Some(stmt);
+                fetched
+            }
+            None => Err(panicked()),
+        }));
+        if let Some(stmt) = back {
+            *self = stmt;
+        }
         if let Some(rs) = self.result.as_mut() {
             let next = std::mem::replace(&mut rs.block, current);
             rs.ahead = Some((next, fetched));
@@ -626,8 +657,8 @@ impl Statement {
         self.result.as_ref().is_some_and(ResultSet::reads_ahead)
     }
 
-    /// Fetches the next block into `result.block`; with `describe`, finds the shapes of its
-    /// text values too.
+    /// Fetches the next block into `result.block`; with `describe`, describes its values too
+    /// (`RowBlock::describe`).
     fn fill_block(&mut self, describe: bool) -> Result<usize> {
         let Some(rs) = self.result.as_mut() else {
             return Ok(0);
@@ -666,9 +697,9 @@ impl Statement {
             rs.block.rows = 0;
         }
         if describe {
-            rs.block.describe_text(&rs.plan);
+            rs.block.describe(&rs.plan);
         } else {
-            rs.block.forget_shapes();
+            rs.block.forget_described();
         }
         Ok(rows)
     }
@@ -827,6 +858,9 @@ impl Statement {
 
 impl Drop for Statement {
     fn drop(&mut self) {
+        if self.h.is_null() {
+            return; // a stand-in (`read_ahead`)
+        }
         // Our buffers go first (unbound), then the driver's copy of the result. In the other
         // order, the driver frees its values (one malloc'd chunk each: 1,000,000 for a
         // 200,000 x 5 result) and then freeing a block buffer, a large chunk, makes glibc
@@ -846,6 +880,11 @@ pub enum CatalogFunction {
     Tables,
     Columns,
     PrimaryKeys,
+}
+
+/// The error a fetch thread's panic (a bug) becomes.
+fn panicked() -> Error {
+    Error::Interface("the fetch reading ahead panicked".into())
 }
 
 /// Binds `buffers` to the first columns of the result (column-wise).

@@ -124,8 +124,9 @@ impl Converter {
     }
 
     /// Converts the cell of column `col` in row `row` of `block`; `column` names it in errors.
-    /// Integers read as text are parsed in place, a word at a time
-    /// (`NumberText::integer_in_element`); everything else goes through `convert`.
+    /// Numbers read as text come read from the fetch thread when it had time to spare, else
+    /// integers are parsed in place, a word at a time (`NumberText::integer_in_element`);
+    /// everything else goes through `convert`.
     #[inline]
     pub fn convert_at(
         &self,
@@ -136,8 +137,20 @@ impl Converter {
         column: &str,
     ) -> PyResult<PyObject> {
         match self {
-            Converter::IntText => {
-                if let Some((element, len)) = block.value_in_element(col, row) {
+            Converter::IntText | Converter::FloatText => {
+                // Read on the fetch thread (`RowBlock::describe`): only the object to build.
+                match block.number(col, row) {
+                    Some(NumberText::Int(v)) => {
+                        return Ok(v.into_pyobject(py)?.into_any().unbind())
+                    }
+                    Some(NumberText::Float(v)) => {
+                        return Ok(PyFloat::new(py, v).into_any().unbind())
+                    }
+                    _ => {}
+                }
+                if let (Converter::IntText, Some((element, len))) =
+                    (self, block.value_in_element(col, row))
+                {
                     return match NumberText::integer_in_element(element, len) {
                         NumberText::Int(v) => Ok(v.into_pyobject(py)?.into_any().unbind()),
                         n => number_object(py, n, element.get(..len).unwrap_or(element), column),
