@@ -13,7 +13,10 @@ N_LARGE = 50_000
 
 @pytest.fixture
 def series_table(backend, table, cnxn):
-    t = table(f"id {backend.ddl('int')} NOT NULL, s {backend.ddl('varchar(50)')}, n {backend.ddl('bigint')}")
+    t = table(
+        f"id {backend.ddl('int')} NOT NULL, s {backend.ddl('varchar(50)')}, "
+        f"n {backend.ddl('bigint')}"
+    )
     cur = cnxn.cursor()
     cur.execute(
         f"INSERT INTO {t} (id, s, n) "
@@ -531,7 +534,8 @@ def test_read_ahead_invalid_text_raises_at_its_row(db, cnxn, series_table, path,
     cnxn.read_ahead = read_ahead
     cur = cnxn.cursor()
     cur.execute(
-        f"SELECT id, CASE WHEN id = 30000 THEN CAST(x'61ff62' AS TEXT) ELSE s END FROM {series_table} ORDER BY id"
+        f"SELECT id, CASE WHEN id = 30000 THEN CAST(x'61ff62' AS TEXT) ELSE s END "
+        f"FROM {series_table} ORDER BY id"
     )
     ids = []
     with pytest.raises(db.DataError) as err:
@@ -546,6 +550,35 @@ def test_read_ahead_invalid_text_raises_at_its_row(db, cnxn, series_table, path,
     if path == "iteration":
         assert ids == list(range(1, 30_000))
         assert [row[0] for row in cur] == list(range(30_001, N_LARGE + 1))
+
+
+@pytest.mark.parametrize("read_ahead", [True, False])
+def test_read_ahead_numbers_of_a_long_result(backend, cnxn, table, read_ahead):
+    # SQLite's and psqlODBC's numbers are fetched as text; the thread reading ahead parses
+    # them when it has time to spare. Every value must come back exact either way, the longest
+    # float texts (read again whole) included.
+    n = 20_000
+    extremes = [2**63 - 1, -(2**63), 0, -1]
+    floats = [5e-324, -1.2345678901234567e-100, -2.2250738585072014e-308, 1.7976931348623157e308]
+
+    def row(k):
+        i = extremes[k % 4] if k % 1000 < 4 else k * 7919 - 10**9
+        f = floats[k % 4] if k % 1000 < 4 else (k - n / 2) / 3.0
+        return (k, i, None if k % 11 == 0 else f)
+
+    t = table(f"k {backend.ddl('int')}, i {backend.ddl('bigint')}, f {backend.ddl('float')}")
+    cur = cnxn.cursor()
+    cur.fast_executemany = True
+    cur.executemany(f"INSERT INTO {t} (k, i, f) VALUES (?, ?, ?)", [row(k) for k in range(n)])
+    cnxn.commit()
+    cnxn.read_ahead = read_ahead
+    cnxn.fetch_buffer_bytes = 4000
+    want = [
+        (k, i, None if f is None else backend.float_roundtrip(f)) for k, i, f in map(row, range(n))
+    ]
+    got = [tuple(r) for r in cur.execute(f"SELECT k, i, f FROM {t} ORDER BY k").fetchall()]
+    assert got == want
+    assert {type(v) for r in got for v in r[1:]} == {int, float, type(None)}
 
 
 @pytest.mark.fastodbc_only(reason="fastodbc's fetch threads")

@@ -226,7 +226,8 @@ def test_sqlite_number_columns_return_what_they_hold(backend, cnxn, table, with_
     oracle = sqlite3.connect(path)
     # REALs pass through the driver's text with 15 significant digits (see the README).
     want = [
-        tuple(backend.float_roundtrip(v) if type(v) is float else v for v in r) for r in oracle.execute(sql).fetchall()
+        tuple(backend.float_roundtrip(v) if type(v) is float else v for v in r)
+        for r in oracle.execute(sql).fetchall()
     ]
     oracle.close()
     got = [tuple(r) for r in cur.execute(sql).fetchall()]
@@ -249,7 +250,8 @@ def test_sqlite_number_columns_in_a_long_result(backend, cnxn, table, read_ahead
     n = 30_000
     t = table("k INTEGER, i INTEGER, b BIGINT, r REAL, f DOUBLE")
     values = SQLITE_NUMBER_COLUMN_VALUES + ["k * 7919 - 100000", "k / 3.0", "-k"]
-    case = f"CASE k % {len(values)} " + " ".join(f"WHEN {j} THEN {v}" for j, v in enumerate(values)) + " END"
+    whens = " ".join(f"WHEN {j} THEN {v}" for j, v in enumerate(values))
+    case = f"CASE k % {len(values)} {whens} END"
     cur = cnxn.cursor()
     cur.execute(f"INSERT INTO {t} (k) SELECT i FROM ({backend.series(n)}) q")
     cur.execute(f"UPDATE {t} SET i = {case}, b = {case}, r = {case}, f = {case}")
@@ -258,7 +260,8 @@ def test_sqlite_number_columns_in_a_long_result(backend, cnxn, table, read_ahead
     path = backend.connstr.split("Database=")[1].split(";")[0]
     oracle = sqlite3.connect(path)
     want = [
-        tuple(backend.float_roundtrip(v) if type(v) is float else v for v in r) for r in oracle.execute(sql).fetchall()
+        tuple(backend.float_roundtrip(v) if type(v) is float else v for v in r)
+        for r in oracle.execute(sql).fetchall()
     ]
     oracle.close()
     cnxn.read_ahead = read_ahead
@@ -305,6 +308,10 @@ FLOATS = [
     -1e-300,
     5e-324,
     1e-10,
+    # The longest text forms: 24 characters, past the 23 bytes a number's text is bound with
+    # where numbers are fetched as text (they are read again whole).
+    -1.2345678901234567e-100,
+    -2.2250738585072014e-308,
 ]
 
 
@@ -504,7 +511,9 @@ def test_time_seconds(roundtrip, value):
     check(roundtrip("time", value), value)
 
 
-@pytest.mark.fastodbc_only(backends=("postgresql",), reason="pyodbc binds datetime.time without fractional seconds")
+@pytest.mark.fastodbc_only(
+    backends=("postgresql",), reason="pyodbc binds datetime.time without fractional seconds"
+)
 @pytest.mark.parametrize(
     "value",
     [
@@ -571,7 +580,9 @@ def test_uuid_param(backend, table, cnxn):
 
 
 @pytest.mark.fastodbc_only(reason="pyodbc fetches uuid columns as str")
-@pytest.mark.parametrize("value", [U, uuid.UUID(int=0), uuid.UUID(int=2**128 - 1), uuid.UUID(int=5)], ids=str)
+@pytest.mark.parametrize(
+    "value", [U, uuid.UUID(int=0), uuid.UUID(int=2**128 - 1), uuid.UUID(int=5)], ids=str
+)
 def test_uuid_fetch_as_uuid(backend, roundtrip, value):
     if not backend.supports_uuid:
         pytest.skip(f"{backend.name} has no uuid type")

@@ -79,11 +79,14 @@ pub struct DriverTraits {
     /// begins with `WITH` compiled (sqliteodbc): executemany of a single-row INSERT is
     /// prefixed with an unused CTE (`compiled_insert`).
     pub compiles_with_once: bool,
-    /// The driver turns its number text into SQL_C_SBIGINT / SQL_C_DOUBLE with `strtoll` /
-    /// `strtod`, silently: a REAL 3.7 in an INTEGER column comes back 3, the text 'abc' NULL,
-    /// '0x1F' 31 (sqliteodbc, whose columns hold any type). Integer and floating-point columns
-    /// are fetched as text instead, which the driver also serves faster, and the consumer
-    /// parses it (`types::numeric::NumberText`).
+    /// Integer and floating-point columns are fetched as their text, which the consumer (or
+    /// the thread reading ahead) parses (`types::numeric::NumberText`). sqliteodbc turns its
+    /// number text into SQL_C_SBIGINT / SQL_C_DOUBLE with `strtoll` / `strtod`, silently: a
+    /// REAL 3.7 in an INTEGER column comes back 3, the text 'abc' NULL, '0x1F' 31 (its columns
+    /// hold any type). psqlODBC receives numbers as text too and converts them on the fetch,
+    /// its bottleneck: served as text, its fetch of the benchmark's `int10` took ~7% less
+    /// and `mixed` ~5% (fresh processes, medians of 5 and 7). Its float text has every digit
+    /// a double needs (`extra_float_digits`), so the value is the same.
     pub numbers_as_text: bool,
     /// Run statements with SQLPrepare + SQLExecute, never SQLExecDirect: psqlODBC sends a
     /// direct statement and its savepoint as one simple-protocol query, so a syntax error there
@@ -371,7 +374,7 @@ fn driver_traits(driver_name: &str, getdata_extensions: u32) -> DriverTraits {
         rewrite_batched_inserts: name.starts_with("psqlodbc"),
         column_array_inserts: name.starts_with("psqlodbc"),
         compiles_with_once: name.contains("sqlite3odbc"),
-        numbers_as_text: name.contains("sqlite3odbc"),
+        numbers_as_text: name.contains("sqlite3odbc") || name.starts_with("psqlodbc"),
         getdata_bound: getdata_extensions & ffi::SQL_GD_BOUND != 0,
         getdata_in_block: getdata_extensions & (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
             == (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND),
