@@ -230,13 +230,16 @@ def overlapped_bound(c: dict | None) -> float | None:
     """The least time a fetchall can take: the floor's time to its first block (executing the
     query, which no client can overlap: some drivers compute the whole result there), then the
     longer of the floor's remaining fetches and building the objects, at best entirely
-    overlapped (fastodbc's read-ahead overlaps them from its fourth block on)."""
+    overlapped (fastodbc's read-ahead overlaps them from its fourth block on), then closing the
+    statement, where the driver frees its copy of the result after the last row is built."""
     label, fl = best_floor(c)
     o = med(c, "objects")
     if fl is None or o is None or c is None:
         return None
-    first = c["results"].get(label, {}).get("first_median_s") or 0.0
-    return first + max(fl - first, o)
+    floor = c["results"].get(label, {})
+    first = floor.get("first_median_s") or 0.0
+    close = floor.get("close_median_s") or 0.0
+    return first + max(fl - first - close, o) + close
 
 
 def least_overlapped(c: dict | None) -> float | None:
@@ -329,6 +332,7 @@ def floor_table(results: dict) -> str:
                     fmt_x(p / fl) if p and fl else "-",
                     fmt_x(sequential_ceiling(c)) if obj is not None else "-",
                     fmt_s(c["results"].get(fl_label, {}).get("first_median_s")) if fl_label else "-",
+                    fmt_s(c["results"].get(fl_label, {}).get("close_median_s")) if fl_label else "-",
                     fmt_x(ceiling(c)) if obj is not None else "-",
                 ]
             )
@@ -344,7 +348,8 @@ def floor_table(results: dict) -> str:
         "pyodbc / best floor",
         "ceiling, one after the other: pyodbc / (floor + objects)",
         "floor's first block",
-        "ceiling, overlapped: pyodbc / (first block + max(rest of floor, objects))",
+        "floor's close",
+        "ceiling, overlapped: pyodbc / (first block + max(later fetches, objects) + close)",
     ]
     return table(head, rows, "ll" + "r" * (len(head) - 2))
 
@@ -541,7 +546,7 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
     out.append(
         (
             "fetchall ≥ 2x pyodbc on varchar5/unicode3/mixed, ≥ 1.5x on int10"
-            " (ceiling: pyodbc / (floor's first block + max(rest of floor, objects)))",
+            " (ceiling: pyodbc / (floor's first block + max(its later fetches, objects) + its close))",
             ", ".join(figs),
             verdict_of(sts, tags, "ceiling below the bar"),
         )
@@ -777,7 +782,8 @@ def render(results: dict) -> str:
         " speedup over pyodbc of a client costing nothing beyond the floor and, where measured, the"
         " objects, one after the other, or overlapped as fastodbc's read-ahead overlaps them: the"
         " floor's time to its first block (executing the query, where sqliteodbc and psqlODBC"
-        " compute or receive the whole result) cannot overlap anything, the rest of the floor and"
+        " compute or receive the whole result) and its close (where the driver frees its copy of"
+        " the result, after the last row) cannot overlap anything, the fetches between them and"
         " the objects at best entirely (a bound, not a target).",
         "",
         floor_table(results),

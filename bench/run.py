@@ -270,9 +270,11 @@ def run_floor(case: dict, p: dict) -> dict:
     except (IndexError, json.JSONDecodeError):
         return {"error": f"odbc-floor printed no JSON: {out[-200:]}"}
     first = doc.get("first_seconds") or [None]
+    close = doc.get("close_seconds") or [None]
     return {
         "seconds": doc["seconds"][0],
         "first_seconds": first[0],
+        "close_seconds": close[0],
         "rows": doc["rows"],
         "rss_before": None,
         "maxrss": ru.ru_maxrss * 1024,
@@ -291,6 +293,10 @@ def summarise(case: dict, label: str, reps: list[dict]) -> dict:
         if firsts:
             # odbc-floor: until its first block was in (see bench/floor).
             s["first_median_s"] = statistics.median(firsts)
+        closes = [r["close_seconds"] for r in ok if r.get("close_seconds") is not None]
+        if closes:
+            # odbc-floor: closing the statement after the last fetch.
+            s["close_median_s"] = statistics.median(closes)
         s["rows"] = ok[0]["rows"]
         s["maxrss_mb"] = statistics.median(r["maxrss"] for r in ok) / 2**20
         deltas = [r["maxrss"] - r["rss_before"] for r in ok if r.get("rss_before") is not None]

@@ -54,9 +54,19 @@ fn parse() -> Result<Args, String> {
     Ok(a)
 }
 
-/// One run: rows, seconds, and seconds until the first block was in (executing the query and
-/// the first fetch: what a client overlapping its conversions with fetching cannot overlap).
-fn run_once(conn: &Connection, args: &Args) -> fastodbc_core::Result<(usize, f64, f64)> {
+/// One run's times, in seconds.
+struct Run {
+    rows: usize,
+    seconds: f64,
+    /// Until the first block was in (executing the query and the first fetch): what a client
+    /// overlapping its conversions with fetching cannot overlap.
+    first: f64,
+    /// Closing the statement, after the last fetch: the driver frees its copy of the result,
+    /// which no client can overlap with building rows either.
+    close: f64,
+}
+
+fn run_once(conn: &Connection, args: &Args) -> fastodbc_core::Result<Run> {
     let codec = if args.wide {
         TextCodec::Utf16
     } else {
@@ -90,8 +100,14 @@ fn run_once(conn: &Connection, args: &Args) -> fastodbc_core::Result<(usize, f64
     }
     // Closing the statement is where the driver releases its copy of the result: timed, as the
     // clients' cursor close is (bench/worker.py).
+    let closing = Instant::now();
     drop(stmt);
-    Ok((rows, started.elapsed().as_secs_f64(), first.unwrap_or(0.0)))
+    Ok(Run {
+        rows,
+        seconds: started.elapsed().as_secs_f64(),
+        first: first.unwrap_or(0.0),
+        close: closing.elapsed().as_secs_f64(),
+    })
 }
 
 fn main() -> ExitCode {
@@ -112,13 +128,15 @@ fn main() -> ExitCode {
     };
     let mut seconds = Vec::new();
     let mut firsts = Vec::new();
+    let mut closes = Vec::new();
     let mut rows = 0;
     for _ in 0..args.repeat.max(1) {
         match run_once(&conn, &args) {
-            Ok((n, s, first)) => {
-                rows = n;
-                seconds.push(s);
-                firsts.push(first);
+            Ok(run) => {
+                rows = run.rows;
+                seconds.push(run.seconds);
+                firsts.push(run.first);
+                closes.push(run.close);
             }
             Err(e) => {
                 eprintln!("fetch: {e}");
@@ -131,9 +149,10 @@ fn main() -> ExitCode {
         items.join(", ")
     };
     println!(
-        "{{\"rows\": {rows}, \"seconds\": [{}], \"first_seconds\": [{}], \"text\": \"{}\", \"rowset_rows\": {}}}",
+        "{{\"rows\": {rows}, \"seconds\": [{}], \"first_seconds\": [{}], \"close_seconds\": [{}], \"text\": \"{}\", \"rowset_rows\": {}}}",
         list(&seconds),
         list(&firsts),
+        list(&closes),
         if args.wide { "wide" } else { "narrow" },
         args.rowset_rows
             .map_or("null".to_string(), |r| r.to_string())
