@@ -99,6 +99,15 @@ pub enum Converter {
 }
 
 impl Converter {
+    /// Converting a value may run Python code: a user's converter, a codec (some are written in
+    /// Python), `uuid.UUID`. Such code may let another thread take the GIL.
+    pub fn runs_python(&self) -> bool {
+        matches!(
+            self,
+            Converter::User(_) | Converter::CodecText(_) | Converter::Guid
+        )
+    }
+
     pub fn for_column(plan: &ColumnPlan, user: Option<PyObject>) -> Converter {
         if let Some(f) = user {
             return Converter::User(f);
