@@ -745,7 +745,9 @@ def render(results: dict) -> str:
     lines = [
         f"### Run {m['started_utc']} — scale `{m['scale']}`, {m['reps']} repetitions"
         f" (at least {m.get('short_reps', m['reps'])} for SELECT 1, connect, describe, the 1,000-row set"
-        " and the SQLite insert),"
+        " and the SQLite insert"
+        + (f"; at least {m['fetchall_reps']} for fetchall" if m.get("fetchall_reps") else "")
+        + "),"
         f" {m.get('duration_s', '?')} s",
         "",
         f"Command: `{m['command']}`"
