@@ -208,13 +208,26 @@ SQLITE_NUMBER_COLUMN_VALUES = [
 ]
 
 
+def sqlite_oracle_rows(backend, sql):
+    """The rows Python's own sqlite3 reads with `sql` from the test database, its floats as
+    they pass through the driver's text (15 significant digits, see the README)."""
+    import sqlite3
+
+    oracle = sqlite3.connect(backend.connstr.split("Database=")[1].split(";")[0])
+    try:
+        return [
+            tuple(backend.float_roundtrip(v) if type(v) is float else v for v in r)
+            for r in oracle.execute(sql).fetchall()
+        ]
+    finally:
+        oracle.close()
+
+
 @pytest.mark.fastodbc_only(reason="pyodbc returns what the driver's strtoll / strtod make of them")
 @pytest.mark.parametrize("with_text_column", [False, True], ids=["numbers_only", "with_text"])
 def test_sqlite_number_columns_return_what_they_hold(backend, cnxn, table, with_text_column):
     if backend.name != "sqlite":
         pytest.skip("only SQLite's columns hold values of any type")
-    import sqlite3
-
     t = table("k INTEGER, i INTEGER, b BIGINT, r REAL, f DOUBLE, s TEXT")
     cur = cnxn.cursor()
     for k, v in enumerate(SQLITE_NUMBER_COLUMN_VALUES):
@@ -222,14 +235,7 @@ def test_sqlite_number_columns_return_what_they_hold(backend, cnxn, table, with_
     cnxn.commit()
     columns = "k, i, b, r, f" + (", s" if with_text_column else "")
     sql = f"SELECT {columns} FROM {t} ORDER BY k"
-    path = backend.connstr.split("Database=")[1].split(";")[0]
-    oracle = sqlite3.connect(path)
-    # REALs pass through the driver's text with 15 significant digits (see the README).
-    want = [
-        tuple(backend.float_roundtrip(v) if type(v) is float else v for v in r)
-        for r in oracle.execute(sql).fetchall()
-    ]
-    oracle.close()
+    want = sqlite_oracle_rows(backend, sql)
     got = [tuple(r) for r in cur.execute(sql).fetchall()]
     assert got == want
     assert [type(v) for r in got for v in r] == [type(v) for r in want for v in r]
@@ -245,8 +251,6 @@ def test_sqlite_number_columns_in_a_long_result(backend, cnxn, table, read_ahead
     # consumer's own reading of it makes it, in blocks of a few rows and of hundreds.
     if backend.name != "sqlite":
         pytest.skip("only SQLite's columns hold values of any type")
-    import sqlite3
-
     n = 30_000
     t = table("k INTEGER, i INTEGER, b BIGINT, r REAL, f DOUBLE")
     values = SQLITE_NUMBER_COLUMN_VALUES + ["k * 7919 - 100000", "k / 3.0", "-k"]
@@ -257,13 +261,7 @@ def test_sqlite_number_columns_in_a_long_result(backend, cnxn, table, read_ahead
     cur.execute(f"UPDATE {t} SET i = {case}, b = {case}, r = {case}, f = {case}")
     cnxn.commit()
     sql = f"SELECT k, i, b, r, f FROM {t} ORDER BY k"
-    path = backend.connstr.split("Database=")[1].split(";")[0]
-    oracle = sqlite3.connect(path)
-    want = [
-        tuple(backend.float_roundtrip(v) if type(v) is float else v for v in r)
-        for r in oracle.execute(sql).fetchall()
-    ]
-    oracle.close()
+    want = sqlite_oracle_rows(backend, sql)
     cnxn.read_ahead = read_ahead
     for buffer_bytes in (2000, 200_000):
         cnxn.fetch_buffer_bytes = buffer_bytes

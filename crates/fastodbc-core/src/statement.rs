@@ -136,26 +136,16 @@ impl Statement {
             "SQLAllocHandle",
             None,
         )?;
-        let traits = conn.traits;
-        let mut stmt = Statement {
-            h,
-            traits,
-            params: None,
-            result: None,
-            messages: Vec::new(),
-            bound_paramset: 1,
-            params_bound: false,
-            fetched: Box::new(0),
-            array_size: 1,
-            bind_by_column: false,
-        };
+        let mut stmt = Statement::without_handle(conn.traits);
+        stmt.h = h;
         let fetched = &mut *stmt.fetched as *mut ffi::ULen as *mut _;
         stmt.set_attr_ptr(ffi::SQL_ATTR_ROWS_FETCHED_PTR, fetched)?;
         Ok(stmt)
     }
 
-    /// A statement without a handle, standing in for one lent to a fetch thread.
-    fn stand_in(traits: DriverTraits) -> Statement {
+    /// A statement without a handle: `new` gives it one; `read_ahead` puts one in the place
+    /// of the statement it lends to a fetch thread.
+    fn without_handle(traits: DriverTraits) -> Statement {
         Statement {
             h: null_mut(),
             traits,
@@ -624,7 +614,7 @@ impl Statement {
         // The statement itself goes to the fetch thread and comes back with the block filled;
         // a stand-in without a handle holds its place meanwhile. Nothing else can reach it:
         // `self` stays borrowed here until the statement is back.
-        let lent = std::mem::replace(self, Statement::stand_in(self.traits));
+        let lent = std::mem::replace(self, Statement::without_handle(self.traits));
         let mut pending = fetch_thread::run(move || {
             let mut stmt = lent;
             let fetched = catch_unwind(AssertUnwindSafe(|| stmt.fill_block(describe)))
@@ -859,7 +849,7 @@ impl Statement {
 impl Drop for Statement {
     fn drop(&mut self) {
         if self.h.is_null() {
-            return; // a stand-in (`read_ahead`)
+            return; // a stand-in (`read_ahead`), or `new` failed to allocate
         }
         // Our buffers go first (unbound), then the driver's copy of the result. In the other
         // order, the driver frees its values (one malloc'd chunk each: 1,000,000 for a
