@@ -6,12 +6,12 @@
 //! 0.6-0.9 ms a block, as long as converting a block, so the fetch barely overlapped: 0.22 s
 //! of PostgreSQL's 0.86 s int10 fetchall went to it. A parked thread woken through a channel
 //! is placed on the idle core and runs within ~25 µs. So finished threads park here and take
-//! the next fetch; one idle for `IDLE_EXIT` leaves.
+//! the next fetch; one idle for `IDLE_EXIT` leaves. A forked child starts threads of its own.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 use std::time::Duration;
 
 type Job = Box<dyn FnOnce() + Send>;
@@ -26,16 +26,13 @@ struct Parked {
     jobs: Sender<Job>,
 }
 
-/// Parked threads of this process. After a `fork` the child inherits the list but not the
-/// threads, so the list is only used by the process that made it.
-struct Parking {
-    pid: u32,
-    parked: Vec<Parked>,
-}
-
 /// A set of fetch threads: the process has one (`run`); tests make their own.
 pub struct FetchThreads {
-    parking: Mutex<Parking>,
+    /// The parked threads of the process `pid`.
+    parked: Mutex<Vec<Parked>>,
+    /// The process the list belongs to. A forked child inherits the list but not its threads,
+    /// and maybe the lock held by one of them: see `parked`.
+    pid: AtomicU32,
     /// How long a parked thread waits for another job before it leaves.
     idle_exit: Duration,
     /// Threads started so far.
@@ -81,32 +78,37 @@ impl<T> Pending<T> {
 impl FetchThreads {
     pub const fn new(idle_exit: Duration) -> FetchThreads {
         FetchThreads {
-            parking: Mutex::new(Parking {
-                pid: 0,
-                parked: Vec::new(),
-            }),
+            parked: Mutex::new(Vec::new()),
+            pid: AtomicU32::new(0),
             idle_exit,
             started: AtomicU64::new(0),
         }
     }
 
-    /// The parked threads of this process (a poisoned lock only means a panic elsewhere: the
-    /// list stays valid, every change to it being a single push, pop or remove).
-    fn parking(&self) -> MutexGuard<'_, Parking> {
-        let mut parking = self.parking.lock().unwrap_or_else(|p| p.into_inner());
+    /// The parked threads of this process; `None` when the list cannot be had. A poisoned
+    /// lock only means a panic elsewhere: every change to the list is one push, pop or remove.
+    fn parked(&self) -> Option<MutexGuard<'_, Vec<Parked>>> {
         let pid = std::process::id();
-        if parking.pid != pid {
-            // The parent's threads, which do not exist here: drop the list, leaking the
-            // channels (their other ends belong to threads that never ran in this process).
-            std::mem::forget(std::mem::take(&mut parking.parked));
-            parking.pid = pid;
+        if self.pid.load(Ordering::Acquire) == pid {
+            return Some(self.parked.lock().unwrap_or_else(|p| p.into_inner()));
         }
-        parking
+        // The first use, or the first in a forked child. The child's copy of the lock may be
+        // held for good (by a thread of the parent, which does not exist here): then this
+        // process parks no threads, each fetch starting one. Otherwise the parent's threads
+        // are forgotten, leaking their channels, whose other ends never ran here.
+        let mut parked = match self.parked.try_lock() {
+            Ok(guard) => guard,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            Err(TryLockError::WouldBlock) => return None,
+        };
+        std::mem::forget(std::mem::take(&mut *parked));
+        self.pid.store(pid, Ordering::Release);
+        Some(parked)
     }
 
     /// Threads parked now.
-    pub fn parked(&self) -> usize {
-        self.parking().parked.len()
+    pub fn parked_count(&self) -> usize {
+        self.parked().map_or(0, |p| p.len())
     }
 
     /// Threads started so far.
@@ -126,7 +128,7 @@ impl FetchThreads {
             let _ = tx.send(job());
         });
         loop {
-            let parked = self.parking().parked.pop();
+            let parked = self.parked().and_then(|mut p| p.pop());
             let Some(thread) = parked else { break };
             // A parked thread leaves only after taking itself off the list, so this send
             // cannot fail; if it did, the job would come back and go to the next one.
@@ -165,8 +167,9 @@ impl FetchThreads {
         }
     }
 
-    /// A fetch thread's life: run a job, park, repeat; leave after `idle_exit` parked. `own`
-    /// is the sender of `inbox`, put in the list each time the thread parks.
+    /// A fetch thread's life: run a job, park, repeat; leave after `idle_exit` parked, or at
+    /// once when it cannot park. `own` is the sender of `inbox`, put in the list each time the
+    /// thread parks.
     fn serve(&self, id: u64, own: Sender<Job>, inbox: Receiver<Job>) {
         loop {
             match inbox.recv_timeout(self.idle_exit) {
@@ -174,15 +177,20 @@ impl FetchThreads {
                     // A panic is the job's to report (its outcome channel closes); the thread
                     // goes on.
                     let _ = catch_unwind(AssertUnwindSafe(job));
-                    self.parking().parked.push(Parked {
+                    let Some(mut parked) = self.parked() else {
+                        return;
+                    };
+                    parked.push(Parked {
                         id,
                         jobs: own.clone(),
                     });
                 }
                 Err(RecvTimeoutError::Timeout) => {
-                    let mut parking = self.parking();
-                    if let Some(at) = parking.parked.iter().position(|p| p.id == id) {
-                        parking.parked.remove(at);
+                    let Some(mut parked) = self.parked() else {
+                        return;
+                    };
+                    if let Some(at) = parked.iter().position(|p| p.id == id) {
+                        parked.remove(at);
                         return;
                     }
                     // `run` took the thread off the list meanwhile: its job is on its way.
@@ -217,12 +225,12 @@ mod tests {
         let first = thread_id(threads);
         assert_ne!(first, std::thread::current().id());
         // `wait` returns as the job's outcome is sent, a moment before the thread parks.
-        while threads.parked() == 0 {
+        while threads.parked_count() == 0 {
             std::thread::yield_now();
         }
         for _ in 0..50 {
             assert_eq!(thread_id(threads), first);
-            while threads.parked() == 0 {
+            while threads.parked_count() == 0 {
                 std::thread::yield_now();
             }
         }
@@ -261,7 +269,7 @@ mod tests {
             std::thread::yield_now();
         }
         assert_eq!(pending.wait(), None);
-        while threads.parked() == 0 {
+        while threads.parked_count() == 0 {
             std::thread::yield_now();
         }
         assert_eq!(threads.run(|| 7).wait(), Some(7));
@@ -273,7 +281,7 @@ mod tests {
         let threads = threads(20);
         assert_eq!(threads.run(|| 1).wait(), Some(1));
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while threads.parked() > 0 || threads.started() == 0 {
+        while threads.parked_count() > 0 || threads.started() == 0 {
             assert!(
                 std::time::Instant::now() < deadline,
                 "the idle thread stayed"
@@ -289,13 +297,30 @@ mod tests {
     fn threads_parked_by_another_process_are_forgotten() {
         let threads = threads(60_000);
         thread_id(threads);
-        while threads.parked() == 0 {
+        while threads.parked_count() == 0 {
             std::thread::yield_now();
         }
-        // As after a fork: the list belongs to another process id.
-        threads.parking.lock().expect("not poisoned").pid = 0;
-        assert_eq!(threads.parked(), 0);
+        // As after a fork: the list belongs to another process.
+        threads.pid.store(0, Ordering::Release);
+        assert_eq!(threads.parked_count(), 0);
         assert_eq!(threads.run(|| 3).wait(), Some(3));
         assert_eq!(threads.started(), 2);
+    }
+
+    #[test]
+    fn a_child_whose_inherited_lock_is_held_parks_nothing() {
+        let threads = threads(60_000);
+        thread_id(threads);
+        while threads.parked_count() == 0 {
+            std::thread::yield_now();
+        }
+        // As after a fork while a parent's thread held the lock: it stays held here.
+        let held = threads.parked.lock().expect("not poisoned");
+        threads.pid.store(0, Ordering::Release);
+        for n in 0..3 {
+            assert_eq!(threads.run(move || n).wait(), Some(n));
+        }
+        assert_eq!(threads.started(), 4);
+        drop(held);
     }
 }
