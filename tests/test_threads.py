@@ -69,3 +69,23 @@ def test_cancel_from_another_thread_stops_the_query(db, backend, connect):
     assert outcome["seconds"] < 10
     # The connection is still usable.
     assert cnxn.cursor().execute("SELECT 1").fetchval() == 1
+
+
+def test_long_fetches_in_several_threads_at_once(backend, connect):
+    # Each long fetch reads ahead on a fetch thread of its own, taken from those parked or
+    # started: four at once get four, and every thread gets its own rows, in order.
+    n = 40_000
+    series = backend.series(n)
+    connections = [connect() for _ in range(4)]
+    sqls = [
+        f"SELECT i, i * {k + 2}, 'row-' || CAST(i AS VARCHAR(12)) FROM ({series}) q ORDER BY i"
+        for k in range(4)
+    ]
+    runs = [
+        _run_in_thread(lambda c=c, q=q: [tuple(r) for r in c.cursor().execute(q).fetchall()])
+        for c, q in zip(connections, sqls)
+    ]
+    for k, (t, outcome) in enumerate(runs):
+        t.join(120)
+        assert "error" not in outcome, outcome.get("error")
+        assert outcome["value"] == [(i, i * (k + 2), f"row-{i}") for i in range(1, n + 1)]
