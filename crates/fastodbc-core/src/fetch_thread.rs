@@ -219,20 +219,23 @@ mod tests {
             .expect("the job ran")
     }
 
-    #[test]
-    fn jobs_run_on_a_parked_thread_once_one_finished() {
-        let threads = threads(60_000);
-        let first = thread_id(threads);
-        assert_ne!(first, std::thread::current().id());
-        // `wait` returns as the job's outcome is sent, a moment before the thread parks.
+    /// Runs a job and waits until its thread has parked (`wait` returns as the job's outcome is
+    /// sent, a moment before the thread parks); returns that thread.
+    fn one_parked(threads: &'static FetchThreads) -> ThreadId {
+        let id = thread_id(threads);
         while threads.parked_count() == 0 {
             std::thread::yield_now();
         }
+        id
+    }
+
+    #[test]
+    fn jobs_run_on_a_parked_thread_once_one_finished() {
+        let threads = threads(60_000);
+        let first = one_parked(threads);
+        assert_ne!(first, std::thread::current().id());
         for _ in 0..50 {
-            assert_eq!(thread_id(threads), first);
-            while threads.parked_count() == 0 {
-                std::thread::yield_now();
-            }
+            assert_eq!(one_parked(threads), first);
         }
         assert_eq!(threads.started(), 1);
     }
@@ -296,10 +299,7 @@ mod tests {
     #[test]
     fn threads_parked_by_another_process_are_forgotten() {
         let threads = threads(60_000);
-        thread_id(threads);
-        while threads.parked_count() == 0 {
-            std::thread::yield_now();
-        }
+        one_parked(threads);
         // As after a fork: the list belongs to another process.
         threads.pid.store(0, Ordering::Release);
         assert_eq!(threads.parked_count(), 0);
@@ -310,10 +310,7 @@ mod tests {
     #[test]
     fn a_child_whose_inherited_lock_is_held_parks_nothing() {
         let threads = threads(60_000);
-        thread_id(threads);
-        while threads.parked_count() == 0 {
-            std::thread::yield_now();
-        }
+        one_parked(threads);
         // As after a fork while a parent's thread held the lock: it stays held here.
         let held = threads.parked.lock().expect("not poisoned");
         threads.pid.store(0, Ordering::Release);
