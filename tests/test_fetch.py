@@ -587,9 +587,9 @@ def test_rows_are_built_without_collections(cnxn, series_table, path):
 
 @pytest.mark.parametrize("read_ahead", [True, False])
 def test_read_ahead_numbers_of_a_long_result(backend, cnxn, table, read_ahead):
-    # SQLite's and psqlODBC's numbers are fetched as text; the thread reading ahead parses
-    # them when it has time to spare. Every value must come back exact either way, the longest
-    # float texts (read again whole) included.
+    # SQLite's numbers and psqlODBC's integers are fetched as text; the thread reading ahead
+    # parses them when it has time to spare. Every value must come back exact either way, the
+    # longest float texts (read again whole on SQLite) included.
     n = 20_000
     extremes = [2**63 - 1, -(2**63), 0, -1]
     floats = [5e-324, -1.2345678901234567e-100, -2.2250738585072014e-308, 1.7976931348623157e308]

@@ -339,6 +339,14 @@ def test_float_nan(backend, roundtrip):
     assert math.isnan(got)
 
 
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+@pytest.mark.parametrize(("literal", "want"), [("1234.56", 1234.56), ("-5", -5.0), ("0", 0.0)])
+def test_pg_money_is_a_float(cursor, literal, want):
+    # psqlODBC describes money as SQL_FLOAT and reads its text ('$1,234.56') as a number:
+    # fetched as a double, as pyodbc returns it, never as that text.
+    check(cursor.execute(f"SELECT CAST({literal} AS money)").fetchval(), want)
+
+
 @pytest.mark.parametrize("value", [0.5, 1.25, -1024.0, 0.0])
 def test_real(roundtrip, value):
     check(roundtrip("real", value), value)

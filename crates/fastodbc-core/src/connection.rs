@@ -83,11 +83,14 @@ pub struct DriverTraits {
     /// the thread reading ahead) parses (`types::numeric::NumberText`). sqliteodbc turns its
     /// number text into SQL_C_SBIGINT / SQL_C_DOUBLE with `strtoll` / `strtod`, silently: a
     /// REAL 3.7 in an INTEGER column comes back 3, the text 'abc' NULL, '0x1F' 31 (its columns
-    /// hold any type). psqlODBC receives numbers as text too and converts them on the fetch,
-    /// its bottleneck: served as text, its fetch of the benchmark's `int10` took ~7% less
-    /// and `mixed` ~5% (fresh processes, medians of 5 and 7). Its float text has every digit
-    /// a double needs (`extra_float_digits`), so the value is the same.
+    /// hold any type).
     pub numbers_as_text: bool,
+    /// Integer columns are fetched as their text (`numbers_as_text` for integers only).
+    /// psqlODBC receives them as text and converts them during the fetch, its slower side:
+    /// served as text, its fetch of the benchmark's `int10` took ~7% less (fresh processes,
+    /// medians of 5). Not its floating-point columns: `money` is one too (SQL_FLOAT), whose
+    /// text (`$1,234.56`) only the driver's own conversion reads as a number.
+    pub integers_as_text: bool,
     /// Run statements with SQLPrepare + SQLExecute, never SQLExecDirect: psqlODBC sends a
     /// direct statement and its savepoint as one simple-protocol query, so a syntax error there
     /// silently rolls back the whole transaction.
@@ -143,6 +146,7 @@ impl Connection {
                 column_array_inserts: false,
                 compiles_with_once: false,
                 numbers_as_text: false,
+                integers_as_text: false,
                 getdata_in_block: false,
                 getdata_bound: false,
             },
@@ -374,7 +378,8 @@ fn driver_traits(driver_name: &str, getdata_extensions: u32) -> DriverTraits {
         rewrite_batched_inserts: name.starts_with("psqlodbc"),
         column_array_inserts: name.starts_with("psqlodbc"),
         compiles_with_once: name.contains("sqlite3odbc"),
-        numbers_as_text: name.contains("sqlite3odbc") || name.starts_with("psqlodbc"),
+        numbers_as_text: name.contains("sqlite3odbc"),
+        integers_as_text: name.starts_with("psqlodbc"),
         getdata_bound: getdata_extensions & ffi::SQL_GD_BOUND != 0,
         getdata_in_block: getdata_extensions & (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
             == (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND),

@@ -112,6 +112,8 @@ pub struct PlanOptions {
     /// Integer and floating-point columns are fetched as their text
     /// (`DriverTraits::numbers_as_text`).
     pub numbers_as_text: bool,
+    /// Integer columns are fetched as their text (`DriverTraits::integers_as_text`).
+    pub integers_as_text: bool,
 }
 
 /// Bytes of a number column fetched as text: `-9223372036854775808` or a double with 15
@@ -218,7 +220,7 @@ impl ColumnPlan {
             ),
             ffi::SQL_BIT => (Bool, None, ffi::SQL_C_BIT, 1, false),
             ffi::SQL_TINYINT | ffi::SQL_SMALLINT | ffi::SQL_INTEGER | ffi::SQL_BIGINT
-                if opts.numbers_as_text =>
+                if opts.numbers_as_text || opts.integers_as_text =>
             {
                 may_truncate = opts.recoverable;
                 let c = TextCodec::Utf8;
@@ -395,6 +397,7 @@ mod tests {
             sizes_unreliable: false,
             recoverable: true,
             numbers_as_text: false,
+            integers_as_text: false,
         };
         let p = ColumnPlan::choose_with(desc(ffi::SQL_WLONGVARCHAR, 8190), &utf8(), opts);
         assert!(!p.streamed);
@@ -425,6 +428,7 @@ mod tests {
             sizes_unreliable: true,
             recoverable: true,
             numbers_as_text: true,
+            integers_as_text: false,
         };
         let p = ColumnPlan::choose_with(desc(ffi::SQL_INTEGER, 10), &utf8(), opts);
         assert_eq!((p.kind, p.c_type), (ValueKind::Int, ffi::SQL_C_CHAR));
@@ -436,6 +440,16 @@ mod tests {
         let p = ColumnPlan::choose(desc(ffi::SQL_BIGINT, 19), &utf8());
         assert_eq!((p.c_type, p.elem_bytes), (ffi::SQL_C_SBIGINT, 8));
         assert!(!p.variable());
+        // Integers only: floats (and psqlODBC's `money`, a SQL_FLOAT) stay doubles.
+        let ints = PlanOptions {
+            numbers_as_text: false,
+            integers_as_text: true,
+            ..opts
+        };
+        let p = ColumnPlan::choose_with(desc(ffi::SQL_SMALLINT, 5), &utf8(), ints);
+        assert_eq!((p.kind, p.c_type), (ValueKind::Int, ffi::SQL_C_CHAR));
+        let p = ColumnPlan::choose_with(desc(ffi::SQL_FLOAT, 17), &utf8(), ints);
+        assert_eq!((p.kind, p.c_type), (ValueKind::Float, ffi::SQL_C_DOUBLE));
     }
 
     #[test]

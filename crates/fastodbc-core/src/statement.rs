@@ -501,6 +501,7 @@ impl Statement {
                     sizes_unreliable: self.traits.sizes_unreliable,
                     recoverable: self.traits.getdata_in_block || self.traits.getdata_bound,
                     numbers_as_text: self.traits.numbers_as_text,
+                    integers_as_text: self.traits.integers_as_text,
                 },
             ));
         }
