@@ -343,6 +343,11 @@ def dump_objects(case: dict) -> dict | None:
     path = datasets.DATA_DIR / "objects.bin"
     case["objects_path"] = str(path)
     r = run_worker(dict(case, op="dump-objects"), {"peer": "objects"})
+    # The dump (up to a few hundred MB) is written back to disk by the kernel's flusher ~30 s
+    # later, on whichever core is free: in the middle of a later case's repetitions, where it
+    # slows a client using both cores (fastodbc's read-ahead) more than one using one. Written
+    # back now, before anything is timed.
+    os.sync()
     if r.get("error") or r.get("rows") != case.get("expected_rows"):
         return {"error": r.get("error") or f"dumped {r.get('rows')} rows"}
     return None
