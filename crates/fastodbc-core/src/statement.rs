@@ -850,7 +850,7 @@ impl Statement {
 impl Drop for Statement {
     fn drop(&mut self) {
         if self.h.is_null() {
-            return; // a stand-in (`read_ahead`), or `new` failed to allocate
+            return; // a stand-in (`read_ahead`)
         }
         // Our buffers go first (unbound), then the driver's copy of the result. In the other
         // order, the driver frees its values (one malloc'd chunk each: 1,000,000 for a

@@ -148,14 +148,8 @@ impl Converter {
         match self {
             Converter::IntText | Converter::FloatText => {
                 // Read on the fetch thread (`RowBlock::describe`): only the object to build.
-                match block.number(col, row) {
-                    Some(NumberText::Int(v)) => {
-                        return Ok(v.into_pyobject(py)?.into_any().unbind())
-                    }
-                    Some(NumberText::Float(v)) => {
-                        return Ok(PyFloat::new(py, v).into_any().unbind())
-                    }
-                    _ => {}
+                if let Some(n) = block.number(col, row) {
+                    return number_object(py, n, &[], column);
                 }
                 if let (Converter::IntText, Some((element, len))) =
                     (self, block.value_in_element(col, row))
@@ -168,8 +162,11 @@ impl Converter {
             }
             // Text whose shape the read-ahead thread found: only the characters to write.
             Converter::Utf8Text | Converter::Utf16Text => {
-                if let (Some(shape), Cell::Value(b)) =
-                    (block.text_shape(col, row), block.cell(col, row))
+                // The cell is looked up once the shape is known to be there: without one (a
+                // block the fetch thread did not describe) `convert` looks it up itself.
+                if let Some((shape, Cell::Value(b))) = block
+                    .text_shape(col, row)
+                    .map(|shape| (shape, block.cell(col, row)))
                 {
                     let s = if let Converter::Utf8Text = self {
                         // SAFETY: the block's shape of this very value: valid UTF-8.
