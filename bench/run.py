@@ -313,8 +313,9 @@ SHORT_OPS = ("select1", "connect", "describe")
 SHORT_DATASETS = ("mixed_small",)
 SHORT_REPS = 7
 #: fetchall is where the fetch targets are judged; on int10, single repetitions of the same code
-#: moved by 30% in full runs (page faults paid unevenly), so its median takes five.
-FETCHALL_REPS = 5
+#: moved by 30% in full runs (page faults paid unevenly), and in some runs 2 of 5 fastodbc
+#: repetitions ran at half speed, so its median takes seven.
+FETCHALL_REPS = 7
 
 
 def case_reps(case: dict, reps: int) -> int:

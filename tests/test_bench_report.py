@@ -1,0 +1,99 @@
+"""bench/report.py's verdicts: the parity test behind "no slower than pyodbc".
+
+The exact Mann-Whitney p-value is checked against counting every split of the pooled
+repetitions, and the small-operation verdict against runs that can and cannot be told apart.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import random
+from pathlib import Path
+
+import pytest
+
+REPORT = Path(__file__).resolve().parent.parent / "bench" / "report.py"
+if not REPORT.exists():
+    pytest.skip("bench/report.py is not in this tree", allow_module_level=True)
+_spec = importlib.util.spec_from_file_location("bench_report", REPORT)
+assert _spec and _spec.loader
+report = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(report)
+
+
+def u_statistic(a: list[float], b: list[float]) -> float:
+    return sum(1.0 if x > y else 0.5 if x == y else 0.0 for x in a for y in b)
+
+
+def permutation_p(a: list[float], b: list[float]) -> float:
+    """Share of all splits of the pooled values whose U is at least as far from the centre."""
+    pooled, centre = a + b, len(a) * len(b) / 2
+    seen = abs(u_statistic(a, b) - centre)
+    hits = total = 0
+    for picked in itertools.combinations(range(len(pooled)), len(a)):
+        left = [pooled[i] for i in picked]
+        right = [pooled[i] for i in range(len(pooled)) if i not in picked]
+        total += 1
+        hits += abs(u_statistic(left, right) - centre) >= seen
+    return hits / total
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_mann_whitney_p_counts_every_split(seed: int) -> None:
+    rnd = random.Random(seed)
+    a = [rnd.random() + 0.2 * (seed % 4) for _ in range(rnd.randint(3, 6))]
+    b = [rnd.random() for _ in range(rnd.randint(3, 6))]
+    assert report.mann_whitney_p(a, b) == pytest.approx(permutation_p(a, b), abs=1e-12)
+
+
+def test_mann_whitney_p_extremes() -> None:
+    low, high = [1.0, 2, 3, 4, 5, 6, 7], [8.0, 9, 10, 11, 12, 13, 14]
+    # One order of 3,432: the most separated split, counted on both sides.
+    assert report.mann_whitney_p(low, high) == pytest.approx(2 / 3432)
+    assert report.mann_whitney_p(high, low) == pytest.approx(2 / 3432)
+    assert report.mann_whitney_p([1.0, 3, 5, 7], [2.0, 4, 6, 8]) > 0.5
+    assert report.mann_whitney_p([1.0, 2], [3.0, 4, 5]) is None
+
+
+def small_ops_run(fast: list[float], slow: list[float]) -> dict:
+    """A run holding one SQLite `SELECT 1` case (connect and describe unmeasured: "partly")."""
+
+    def peer(times: list[float]) -> dict:
+        return {
+            "reps": [{"seconds": t, "error": None} for t in times],
+            "median_s": sorted(times)[len(times) // 2],
+            "error": None,
+        }
+
+    case = {
+        "backend": "sqlite",
+        "dataset": "",
+        "op": "select1",
+        "variant": "",
+        "results": {"fastodbc": peer(fast), "pyodbc": peer(slow)},
+    }
+    return {"cases": [case]}
+
+
+def small_ops_verdict(run: dict) -> tuple[str, str]:
+    (row,) = [t for t in report.targets(run) if t[0].startswith("`SELECT 1`")]
+    return row[1], row[2]
+
+
+def test_small_ops_faster_is_met() -> None:
+    figure, verdict = small_ops_verdict(small_ops_run([1.0, 1.1, 0.9, 1.0, 1.05], [1.2, 1.3, 1.1, 1.25, 1.2]))
+    assert verdict.startswith("met") and "parity" not in verdict
+    assert "p =" not in figure
+
+
+def test_small_ops_slower_within_noise_is_parity() -> None:
+    figure, verdict = small_ops_verdict(small_ops_run([1.02, 0.95, 1.10, 1.01, 0.97], [1.0, 0.96, 1.08, 0.99, 1.03]))
+    assert "sq select1 1.01x (p = " in figure
+    assert verdict.startswith("met; sq select1 at parity")
+
+
+def test_small_ops_measurably_slower_is_not_met() -> None:
+    figure, verdict = small_ops_verdict(small_ops_run([1.5, 1.6, 1.55, 1.52, 1.58], [1.0, 1.1, 1.05, 1.02, 1.04]))
+    assert "(p = 0.01)" in figure
+    assert verdict.startswith("not met")
