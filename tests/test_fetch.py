@@ -642,3 +642,100 @@ def test_read_ahead_in_a_forked_child(db, backend, cnxn, series_table):
     assert os.waitstatus_to_exitcode(done[1]) == 0
     # The parent's threads still serve it.
     assert len(cur.execute(f"SELECT id FROM {series_table}").fetchall()) == N_LARGE
+
+
+# ------------------------------------------------------------------ buffers kept between results
+# A short result leaves its buffers bound for the next one on the same statement when the two
+# are laid out alike (`KeptBuffers`); anything else must unbind them first.
+
+
+@pytest.fixture
+def kinds_table(backend, table, cnxn):
+    """One row of every fixed-size kind plus text, binary and uuid (id 1), and one of NULLs
+    (id 2). PostgreSQL's uuid (SQL_C_GUID) is as wide as its timestamp (TIMESTAMP_STRUCT)."""
+    kinds = sorted(FIXED_SIZE_VALUES) + ["uuid"] * backend.supports_uuid
+    t = table(
+        f"id {backend.ddl('int')}, "
+        + ", ".join(f"c_{k} {backend.ddl(k)}" for k in kinds)
+        + f", c_text {backend.ddl('varchar(50)')}, c_bytes {backend.ddl('bytes')}"
+    )
+    values = {k: FIXED_SIZE_VALUES[k](5) for k in kinds if k != "uuid"}
+    if backend.supports_uuid:
+        values["uuid"] = uuid.UUID(int=0x0123456789ABCDEF0123456789ABCDEF)
+    values["text"] = "kept-é-😀"
+    values["bytes"] = b"\x00kept\xff"
+    marks = ", ".join(["?"] * (len(values) + 1))
+    cur = cnxn.cursor()
+    cur.execute(f"INSERT INTO {t} VALUES ({marks})", 1, *values.values())
+    cur.execute(f"INSERT INTO {t} VALUES ({marks})", 2, *([None] * len(values)))
+    cnxn.commit()
+    return t, values
+
+
+def comparable(kind, value):
+    # pyodbc, the oracle, fetches uuid columns as upper-case str.
+    return str(value).lower() if kind == "uuid" and value is not None else value
+
+
+def test_consecutive_short_results_of_every_layout(cursor, kinds_table):
+    # Every ordered pair of column kinds runs back to back on one cursor: results alike
+    # reuse the buffers, the others must not, above all those of the same element size and
+    # another C type (uuid and timestamp). NULL rows alternate with values, as do one and
+    # two columns.
+    t, values = kinds_table
+    kinds = sorted(values)
+    for a in kinds:
+        for b in kinds:
+            for kind, row_id in ((a, 1), (b, 2), (b, 1)):
+                got = cursor.execute(f"SELECT c_{kind} FROM {t} WHERE id = ?", row_id).fetchall()
+                want = comparable(kind, values[kind]) if row_id == 1 else None
+                assert [comparable(kind, r[0]) for r in got] == [want], (a, b, kind)
+        got = cursor.execute(f"SELECT c_{a}, c_text FROM {t} WHERE id = 1").fetchone()
+        assert (comparable(a, got[0]), got[1]) == (comparable(a, values[a]), values["text"])
+        assert cursor.fetchone() is None
+
+
+def test_short_results_around_long_and_empty_ones(cursor, series_table):
+    # A grown block is not kept; an empty result and a long one between two short ones
+    # change nothing the next result reads.
+    one = f"SELECT id, s, n FROM {series_table} WHERE id = ?"
+    for i in (3, 7, 3):
+        assert tuple(cursor.execute(one, i).fetchone()) == exp_row(i)
+        assert cursor.execute(one, -i).fetchall() == []
+        assert tuple(cursor.execute(one, i + 1).fetchone()) == exp_row(i + 1)
+        got = cursor.execute(f"SELECT id, s, n FROM {series_table} ORDER BY id").fetchall()
+        assert [tuple(r) for r in got] == [exp_row(k) for k in range(1, N_LARGE + 1)]
+        assert tuple(cursor.execute(one, i + 2).fetchone()) == exp_row(i + 2)
+
+
+@pytest.mark.fastodbc_only(backends=("sqlite",), reason="pyodbc's fast_executemany segfaults inside sqliteodbc")
+def test_short_result_then_insert_batch_then_short_result(backend, cnxn, table):
+    # A batch insert of enough rows first reads the catalog on the cursor's own statement with
+    # SQLGetData (psqlODBC's array insert, sqliteodbc's compiled insert), after a SELECT left
+    # its buffers bound. Those are unbound first, as ODBC asks of drivers without
+    # SQL_GD_BOUND; these two drivers would also read past the bindings, so what this checks
+    # is that every statement of the sequence still gets its own values.
+    t = table(f"id {backend.ddl('int')}, s {backend.ddl('varchar(10)')}")
+    cur = cnxn.cursor()
+    cur.fast_executemany = True
+    n = 100  # above the batch paths' minimum (64 rows)
+    for round_ in range(3):
+        assert cur.execute("SELECT 41 + 1").fetchone()[0] == 42
+        cur.executemany(f"INSERT INTO {t} VALUES (?, ?)", [(round_ * n + k, f"s{k}") for k in range(n)])
+        assert cur.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] == (round_ + 1) * n
+        got = cur.execute(f"SELECT id, s FROM {t} WHERE id = ?", round_ * n + 3).fetchone()
+        assert tuple(got) == (round_ * n + 3, "s3")
+
+
+def test_short_results_across_result_sets(backend, cursor, kinds_table):
+    if not backend.multiple_statements:
+        pytest.skip(f"{backend.name} runs one statement per execute")
+    t, values = kinds_table
+    cursor.execute(f"SELECT c_date FROM {t} WHERE id = 1; SELECT c_time, c_text FROM {t} WHERE id = 1")
+    assert cursor.fetchone()[0] == values["date"]
+    assert cursor.nextset() is True
+    assert tuple(cursor.fetchone()) == (values["time"], values["text"])
+    cursor.execute(f"SELECT c_time FROM {t} WHERE id = 1; SELECT c_date FROM {t} WHERE id = 1")
+    assert cursor.fetchone()[0] == values["time"]
+    assert cursor.nextset() is True
+    assert cursor.fetchone()[0] == values["date"]

@@ -14,6 +14,8 @@ pub struct ColumnBuffer {
     /// `u64` storage keeps every element 8-byte aligned (element widths are multiples of 8).
     data: Vec<u64>,
     pub elem: usize,
+    /// The C type the buffer was laid out (and is bound) for.
+    c_type: i16,
     pub ind: Vec<ffi::Len>,
     /// Bytes a complete value may occupy (element minus the text terminator).
     pub capacity: usize,
@@ -32,10 +34,17 @@ impl ColumnBuffer {
         ColumnBuffer {
             data: vec![0u64; (elem * rows).div_ceil(8)],
             elem,
+            c_type: plan.c_type,
             ind: vec![0; rows],
             capacity: elem.saturating_sub(terminator),
             variable: plan.variable(),
         }
+    }
+
+    /// Laid out as `plan` would lay it out: the same C type and element size (the rest of a
+    /// buffer follows from those two).
+    fn fits(&self, plan: &ColumnPlan) -> bool {
+        self.c_type == plan.c_type && self.elem == plan.elem_bytes
     }
 
     pub fn data_ptr(&mut self) -> *mut u8 {
@@ -119,6 +128,15 @@ pub fn column_buffers(plan: &ResultPlan, rows: usize) -> Vec<ColumnBuffer> {
         .collect()
 }
 
+/// `buffers` are what `column_buffers(plan, rows)` would allocate.
+pub fn buffers_fit(buffers: &[ColumnBuffer], plan: &ResultPlan, rows: usize) -> bool {
+    buffers.len() == plan.bound
+        && buffers
+            .iter()
+            .zip(&plan.columns)
+            .all(|(b, c)| b.ind.len() == rows && b.fits(c))
+}
+
 #[derive(Default)]
 pub struct RowBlock {
     pub bound: Vec<ColumnBuffer>,
@@ -145,6 +163,22 @@ impl RowBlock {
             rows: 0,
             capacity_rows: rows,
         }
+    }
+
+    /// The block `RowBlock::new(plan, rows)` would make, with whatever the last fetch left in
+    /// its elements.
+    pub fn fits(&self, plan: &ResultPlan, rows: usize) -> bool {
+        self.capacity_rows == rows
+            && self.streamed.len() == plan.columns.len() - plan.bound
+            && buffers_fit(&self.bound, plan, rows)
+    }
+
+    /// Bytes of its bound buffers (values and indicators).
+    pub fn buffer_bytes(&self) -> usize {
+        self.bound
+            .iter()
+            .map(|b| b.data.len() * 8 + std::mem::size_of_val(&b.ind[..]))
+            .sum()
     }
 
     /// Replaces the bound buffers with buffers for `rows` rows (their contents were consumed).
@@ -395,6 +429,37 @@ mod tests {
             }
         }
         block.rows = values.len();
+    }
+
+    #[test]
+    fn a_block_fits_only_the_layout_it_was_made_for() {
+        let plan = |types: &[i16]| {
+            let columns = types.iter().map(|&t| column(t, TextCodec::Utf8)).collect();
+            ResultPlan::new(columns, 1 << 20)
+        };
+        let stamp_text = plan(&[ffi::SQL_TYPE_TIMESTAMP, ffi::SQL_VARCHAR]);
+        let block = RowBlock::new(&stamp_text, 16);
+        assert!(block.fits(&stamp_text, 16));
+        assert!(!block.fits(&stamp_text, 128), "other rows");
+        // A GUID is as wide as a TIMESTAMP_STRUCT: the C type tells them apart.
+        let guid_text = plan(&[ffi::SQL_GUID, ffi::SQL_VARCHAR]);
+        assert_eq!(
+            guid_text.columns[0].elem_bytes,
+            stamp_text.columns[0].elem_bytes
+        );
+        assert!(!block.fits(&guid_text, 16), "other C type, same size");
+        assert!(
+            !block.fits(&plan(&[ffi::SQL_TYPE_TIMESTAMP]), 16),
+            "fewer columns"
+        );
+        let stamp = plan(&[ffi::SQL_TYPE_TIMESTAMP]);
+        assert!(
+            !RowBlock::new(&stamp, 16).fits(&stamp_text, 16),
+            "more columns"
+        );
+        assert!(!block.fits(&plan(&[ffi::SQL_TYPE_TIMESTAMP, ffi::SQL_TYPE_DATE]), 16));
+        assert!(buffers_fit(&column_buffers(&stamp_text, 1), &stamp_text, 1));
+        assert!(!buffers_fit(&column_buffers(&stamp_text, 1), &guid_text, 1));
     }
 
     #[test]

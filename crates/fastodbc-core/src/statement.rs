@@ -4,7 +4,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::null_mut;
 
-use crate::block::{column_buffers, ColumnBuffer, RowBlock};
+use crate::block::{buffers_fit, column_buffers, ColumnBuffer, RowBlock};
 use crate::connection::{Connection, DriverTraits};
 use crate::diagnostics::{check, DiagRecord, Error, Result};
 use crate::fetch_thread;
@@ -74,11 +74,35 @@ impl ResultSet {
             && self.block.rows == self.block.capacity_rows
     }
 
-    /// Sizes the block about to be filled and returns its rows: after the first block the
+    /// The buffers this result leaves bound when it closes, if a later result may fetch into
+    /// them (`KeptBuffers`): it never outgrew its first block (nor `KEPT_BYTES`), nothing is
+    /// read ahead, and the buffers its bindings point to are whole (a failed bind unbinds and
+    /// clears `bound`).
+    fn into_kept(self) -> Option<KeptBuffers> {
+        let bindings_here = if self.plan.row_at_a_time {
+            !self.staging.is_empty()
+        } else {
+            self.bound_to.is_some() && self.bound_to == self.block.address()
+        };
+        (self.bound
+            && bindings_here
+            && self.ahead.is_none()
+            && self.block.capacity_rows <= FIRST_ROWSET
+            && self.block.buffer_bytes() <= KEPT_BYTES)
+            .then_some(KeptBuffers {
+                block: self.block,
+                staging: self.staging,
+            })
+    }
+
+    /// Sizes the block about to be filled and returns its rows: after a full first block the
     /// result is longer than a first glance, and blocks grow 8-fold up to the plan's size.
+    /// After a block that came back short (the end, usually: the next fetch says so) they keep
+    /// their size, so a short result keeps its first block (`into_kept`).
     /// A block resized has new buffers (`bound_to` no longer matches it).
     fn grow_block(&mut self) -> usize {
-        if self.fetches > 0 && self.block_rows < self.plan.block_rows {
+        let was_full = self.block.rows >= self.block.capacity_rows;
+        if self.fetches > 0 && was_full && self.block_rows < self.plan.block_rows {
             self.block_rows = (self.block_rows * 8).min(self.plan.block_rows);
         }
         if self.block.capacity_rows != self.block_rows {
@@ -92,6 +116,32 @@ impl ResultSet {
 /// Rows of the first `SQLFetch` of a result. Small results (a `SELECT 1`) then cost the driver
 /// no per-row bookkeeping for thousands of rows; later fetches grow 8-fold to the full block.
 const FIRST_ROWSET: usize = 16;
+
+/// The buffers of a short result, left bound when it closed: the next result laid out the same
+/// way (a loop of `SELECT 1`, of look-ups by key) fetches into them without allocating or
+/// binding anything. Only a result that never outgrew its first block leaves them, so between
+/// results a statement keeps one small block at most.
+struct KeptBuffers {
+    block: RowBlock,
+    /// The staging row, bound instead of `block` when the plan fetches row at a time.
+    staging: Vec<ColumnBuffer>,
+}
+
+/// The most a statement keeps bound between results (`KeptBuffers`): a first block of wide
+/// rows (16 x 64 KiB values) is not worth holding for a result that may never come.
+const KEPT_BYTES: usize = 64 * 1024;
+
+impl KeptBuffers {
+    /// The buffers `bind_block` would allocate for `plan`'s first block of `rows` rows.
+    fn fit(&self, plan: &ResultPlan, rows: usize) -> bool {
+        self.block.fits(plan, rows)
+            && if plan.row_at_a_time {
+                buffers_fit(&self.staging, plan, 1)
+            } else {
+                self.staging.is_empty()
+            }
+    }
+}
 
 /// Blocks a result must have filled before the next ones are read ahead: a short result
 /// (the first three blocks hold 1,168 rows at most) costs no thread.
@@ -114,6 +164,10 @@ pub struct Statement {
     array_size: usize,
     /// `SQL_ATTR_ROW_BIND_TYPE` is column-wise (set at the first bind).
     bind_by_column: bool,
+    /// Buffers still bound from an earlier result (`KeptBuffers`). Whenever this holds some,
+    /// the driver's bindings point into them: they are unbound before anything else is bound
+    /// and before a fetch that reads no bindings (`text_rows`).
+    kept: Option<KeptBuffers>,
 }
 
 // SAFETY: see `StatementHandle`; all bound buffers are owned by the statement and move with it.
@@ -157,6 +211,7 @@ impl Statement {
             fetched: Box::new(0),
             array_size: 1,
             bind_by_column: false,
+            kept: None,
         }
     }
 
@@ -201,14 +256,29 @@ impl Statement {
         self.messages.clear();
     }
 
-    /// Forgets the current result set, unbinding its buffers before they are freed.
+    /// Forgets the current result set. Its buffers are unbound before they are freed, or stay
+    /// bound in `kept` for the next result.
     fn drop_result(&mut self) {
-        if self.result.take().is_some_and(|rs| rs.bound) {
-            // SAFETY: valid handle; unbinding before the buffers (just taken) are dropped.
-            unsafe {
-                let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_UNBIND);
-            }
+        let Some(rs) = self.result.take() else {
+            return;
+        };
+        if !rs.bound {
+            return;
         }
+        // A bound result took `kept` in `bind_block`: nothing bound is replaced here.
+        match rs.into_kept() {
+            Some(kept) => self.kept = Some(kept),
+            None => self.unbind(),
+        }
+    }
+
+    /// Unbinds every column and frees the buffers kept bound (`kept`).
+    fn unbind(&mut self) {
+        // SAFETY: valid handle; the buffers are dropped only after the driver forgot them.
+        unsafe {
+            let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_UNBIND);
+        }
+        self.kept = None;
     }
 
     pub fn set_query_timeout(&mut self, seconds: u32) -> Result<()> {
@@ -534,18 +604,56 @@ impl Statement {
         Ok(true)
     }
 
-    /// Allocates the first block and binds it (see `open_result_sized`).
+    /// Allocates the first block and binds it (see `open_result_sized`), or takes the buffers
+    /// an earlier result left bound when they fit this one (`KeptBuffers`).
     fn bind_block(&mut self) -> Result<()> {
+        let kept = self.kept.take();
         let Some(rs) = self.result.as_mut() else {
+            self.kept = kept;
             return Ok(());
         };
         // Small first, grown when the result turns out longer: `SELECT 1` must not allocate
         // and clear a block of thousands of rows.
         let first_rows = rs.plan.block_rows.min(FIRST_ROWSET);
+        let driver_rows = if rs.plan.row_at_a_time { 1 } else { first_rows };
+        match kept {
+            Some(kept) if kept.fit(&rs.plan, first_rows) => {
+                // The same buffers with the same C types and sizes: the driver's bindings
+                // are already these. Values the last result left in them are never read.
+                rs.block = kept.block;
+                rs.block.rows = 0;
+                rs.staging = kept.staging;
+                rs.block_rows = first_rows;
+                rs.bound_to = rs.block.address().filter(|_| !rs.plan.row_at_a_time);
+                rs.bound = true;
+                return self.set_array_size(driver_rows);
+            }
+            Some(other) => {
+                // Its bindings may reach columns this result lacks or bind other C types.
+                self.kept = Some(other);
+                self.unbind();
+            }
+            None => {}
+        }
+        let bound = self.bind_new_block(first_rows, driver_rows);
+        if bound.is_err() {
+            // Part of the block may be bound: none of it is, and the next fetch tries again.
+            self.unbind();
+            if let Some(rs) = self.result.as_mut() {
+                rs.bound = false;
+                rs.bound_to = None;
+            }
+        }
+        bound
+    }
+
+    /// Allocates the first block of `first_rows` rows and binds it (or its staging row).
+    fn bind_new_block(&mut self, first_rows: usize, driver_rows: usize) -> Result<()> {
+        let Some(rs) = self.result.as_mut() else {
+            return Ok(());
+        };
         rs.block = RowBlock::new(&rs.plan, first_rows);
         rs.block_rows = first_rows;
-        let driver_rows = if rs.plan.row_at_a_time { 1 } else { first_rows };
-        // Marked bound before binding, so a failure part way still unbinds in drop_result.
         rs.bound = true;
         if !self.bind_by_column {
             self.set_attr_usize(ffi::SQL_ATTR_ROW_BIND_TYPE, ffi::SQL_BIND_BY_COLUMN)?;
@@ -805,6 +913,9 @@ impl Statement {
     /// internal queries (catalog look-ups), where describing and binding would cost more.
     pub fn text_rows(&mut self) -> Result<Vec<Vec<Option<String>>>> {
         self.drop_result();
+        if self.kept.is_some() {
+            self.unbind();
+        }
         let n = self.num_result_cols()?;
         self.set_array_size(1)?;
         let mut rows = Vec::new();
@@ -858,7 +969,8 @@ impl Drop for Statement {
         // consolidate all of them at once inside the close (~0.1 s for varchar5 on SQLite);
         // left alone, the driver's next execute reuses those chunks as they are.
         self.drop_result();
-        // SAFETY: we own the handle.
+        self.kept = None; // the handle and its bindings go next; no fetch comes in between
+                          // SAFETY: we own the handle.
         unsafe {
             let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_CLOSE);
             let _ = ffi::SQLFreeHandle(ffi::SQL_HANDLE_STMT, self.h);
