@@ -804,6 +804,7 @@ def render(results: dict) -> str:
         f" (at least {m.get('short_reps', m['reps'])} for SELECT 1, connect, describe, the 1,000-row set"
         " and the SQLite insert"
         + (f"; at least {m['fetchall_reps']} for fetchall" if m.get("fetchall_reps") else "")
+        + (f", {m['iter_reps']} for iteration" if m.get("iter_reps") else "")
         + "),"
         f" {m.get('duration_s', '?')} s",
         "",

@@ -318,9 +318,16 @@ SHORT_REPS = 7
 FETCHALL_REPS = 7
 
 
+#: Iteration is judged against fetchall, measured in another case: with three repetitions each,
+#: the ratio moved by 10% between runs of the same code.
+ITER_REPS = 5
+
+
 def case_reps(case: dict, reps: int) -> int:
     if case["op"] == "fetchall":
         reps = max(reps, FETCHALL_REPS)
+    elif case["op"] == "iter":
+        reps = max(reps, ITER_REPS)
     short = case["op"] in SHORT_OPS or case["dataset"] in SHORT_DATASETS
     # SQLite's insert takes ~1 s a peer and its ratio sits near the 2x target, where 3-rep
     # medians moved by 20% between runs; PostgreSQL's (pyodbc's ~20 s a rep) keeps the default.
@@ -497,6 +504,7 @@ def main() -> int:
             "reps": reps,
             "short_reps": max(reps, SHORT_REPS),
             "fetchall_reps": max(reps, FETCHALL_REPS),
+            "iter_reps": max(reps, ITER_REPS),
             "command": command,
             "started_utc": dt.datetime.fromtimestamp(started, dt.timezone.utc).isoformat(timespec="seconds"),
             "rows": datasets.SCALES[args.scale],

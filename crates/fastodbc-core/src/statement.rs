@@ -969,8 +969,9 @@ impl Drop for Statement {
         // consolidate all of them at once inside the close (~0.1 s for varchar5 on SQLite);
         // left alone, the driver's next execute reuses those chunks as they are.
         self.drop_result();
-        self.kept = None; // the handle and its bindings go next; no fetch comes in between
-                          // SAFETY: we own the handle.
+        // Kept buffers too: the handle and its bindings go next, with no fetch in between.
+        self.kept = None;
+        // SAFETY: we own the handle.
         unsafe {
             let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_CLOSE);
             let _ = ffi::SQLFreeHandle(ffi::SQL_HANDLE_STMT, self.h);
