@@ -160,6 +160,9 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
                     cfg["floor_rowsets"] if key != "blob1" else tuple(r for r in cfg["floor_rowsets"] if r <= 1024)
                 )
                 floor_peers = [{"peer": "floor", "text": t, "rowset": r} for t in texts for r in rowsets]
+                # Its close in a multi-threaded process: what a client reading ahead pays there
+                # (the overlapped ceiling, bench/report.py). Not a floor of its own.
+                floor_peers.append({"peer": "floor", "text": "narrow", "rowset": 1024, "threaded": True})
             # CPython's own cost of the rows (the Python object floor, bench/worker.py): with the
             # ODBC floor, the least any row-returning client's fetchall can take.
             objects = peers("objects") if floor else []
@@ -219,7 +222,7 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
 
 def peer_label(p: dict) -> str:
     if p["peer"] == "floor":
-        return f"floor {p['text']}/{p['rowset']}"
+        return f"{'threaded ' if p.get('threaded') else ''}floor {p['text']}/{p['rowset']}"
     return p["peer"]
 
 
@@ -252,7 +255,7 @@ def run_floor(case: dict, p: dict) -> dict:
     if not FLOOR.exists():
         return {"error": "odbc-floor not built (cargo build --release -p odbc-floor)"}
     cmd = [str(FLOOR), "--connect", case["cs"], "--sql", case["sql"], "--text", p["text"]]
-    cmd += ["--rowset-rows", str(p["rowset"]), "--repeat", "1"]
+    cmd += ["--rowset-rows", str(p["rowset"]), "--repeat", "1"] + (["--threaded"] if p.get("threaded") else [])
     with tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
         timer = threading.Timer(WORKER_TIMEOUT, proc.kill)

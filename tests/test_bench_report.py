@@ -97,3 +97,22 @@ def test_small_ops_measurably_slower_is_not_met() -> None:
     figure, verdict = small_ops_verdict(small_ops_run([1.5, 1.6, 1.55, 1.52, 1.58], [1.0, 1.1, 1.05, 1.02, 1.04]))
     assert "(p = 0.01)" in figure
     assert verdict.startswith("not met")
+
+
+def test_overlapped_bound_takes_the_close_after_a_thread() -> None:
+    # first 1.0 + max(later 0.2, objects 0.3) + close: the threaded floor's 0.25 when measured
+    # (a reading-ahead client's process has a second thread), the floor's own 0.1 otherwise.
+    def peer(seconds: float, **extra: float) -> dict:
+        return {"median_s": seconds, "error": None, **extra}
+
+    results = {
+        "floor narrow/1024": peer(1.3, first_median_s=1.0, close_median_s=0.1),
+        "objects": peer(0.3),
+        "pyodbc": peer(3.1),
+    }
+    case = {"backend": "sqlite", "dataset": "int10", "op": "fetchall", "results": results}
+    assert report.overlapped_bound(case) == pytest.approx(1.4)
+    results["threaded floor narrow/1024"] = peer(1.45, first_median_s=1.0, close_median_s=0.25)
+    assert report.best_floor(case) == ("floor narrow/1024", 1.3)
+    assert report.overlapped_bound(case) == pytest.approx(1.55)
+    assert report.ceiling(case) == pytest.approx(2.0)
