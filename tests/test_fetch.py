@@ -644,6 +644,116 @@ def test_read_ahead_in_a_forked_child(db, backend, cnxn, series_table):
     assert len(cur.execute(f"SELECT id FROM {series_table}").fetchall()) == N_LARGE
 
 
+# ------------------------------------------------------------- iteration with the next block lent
+# Iterating a long result leaves the next block's fetch running on a fetch thread while the rows
+# converted from the current one are served (`Statement::lend`); whatever the cursor does next
+# must take the statement back first.
+
+ORDERED = "SELECT id, s, n FROM {t} ORDER BY id"
+
+
+def iterate(cursor, count):
+    """`count` rows through the iterator protocol, stopping there (the block goes on)."""
+    it = iter(cursor)
+    return [tuple(next(it)) for _ in range(count)]
+
+
+@pytest.mark.parametrize("stop", [1500, 20_000])
+def test_iteration_stopped_then_other_fetches_continue_in_order(cnxn, series_table, stop):
+    cnxn.fetch_buffer_bytes = 20_000  # many blocks: read-ahead starts after three
+    cur = cnxn.cursor().execute(ORDERED.format(t=series_table))
+    got = iterate(cur, stop)
+    got += [tuple(r) for r in cur.fetchmany(777)]
+    got.append(tuple(cur.fetchone()))
+    got += iterate(cur, 4000)
+    got += [tuple(r) for r in cur.fetchall()]
+    assert got == [exp_row(i) for i in range(1, N_LARGE + 1)]
+
+
+def test_iteration_stopped_then_cursor_reused_dropped_or_closed(db, backend, cnxn, series_table):
+    cnxn.fetch_buffer_bytes = 20_000
+    cur = cnxn.cursor().execute(ORDERED.format(t=series_table))
+    assert iterate(cur, 9000) == [exp_row(i) for i in range(1, 9001)]
+    # A new statement on the same cursor, its description, then a second long iteration.
+    assert cur.execute(f"SELECT COUNT(*) FROM {series_table}").fetchval() == N_LARGE
+    cur.execute(ORDERED.format(t=series_table))
+    assert [d[0] for d in cur.description] == ["id", "s", "n"]
+    assert iterate(cur, 12_000)[-1] == exp_row(12_000)
+    cur.close()
+    with pytest.raises(db.ProgrammingError):
+        cur.fetchone()
+    # Dropped mid-iteration, and left so when the connection closes.
+    dropped = cnxn.cursor().execute(ORDERED.format(t=series_table))
+    iterate(dropped, 9000)
+    del dropped
+    gc.collect()
+    left = cnxn.cursor().execute(ORDERED.format(t=series_table))
+    iterate(left, 9000)
+    cnxn.close()
+    with pytest.raises(db.ProgrammingError):
+        left.fetchone()
+
+
+def test_iteration_stopped_while_the_connection_does_other_work(db, backend, connect, table, series_table):
+    # Between two rows of an iteration, another cursor of the same connection writes and the
+    # connection commits, while the next block may still be in the driver's hands.
+    cnxn = connect()
+    cnxn.fetch_buffer_bytes = 20_000
+    t = table(f"id {backend.ddl('int')}")
+    reader = cnxn.cursor().execute(ORDERED.format(t=series_table))
+    writer = cnxn.cursor()
+    it = iter(reader)
+    got = []
+    for k in range(N_LARGE):
+        got.append(tuple(next(it)))
+        if k % 5000 == 4999:
+            writer.execute(f"INSERT INTO {t} VALUES (?)", k)
+            cnxn.commit()
+    assert next(it, None) is None
+    assert got == [exp_row(i) for i in range(1, N_LARGE + 1)]
+    assert writer.execute(f"SELECT COUNT(*) FROM {t}").fetchval() == N_LARGE // 5000
+
+
+@pytest.mark.parametrize("slow", [False, True], ids=["fast", "slow"])
+def test_fork_while_the_next_block_is_lent(db, backend, connect, series_table, slow):
+    # The child inherits a cursor whose next block was being fetched by a thread that exists
+    # only in the parent: closing the cursor there, or exiting, must not wait for it. "slow":
+    # on PostgreSQL a server-side cursor sleeps 2 ms a row, so the fork surely comes while a
+    # block is being fetched (otherwise the fetch may be over by then).
+    if slow and backend.name != "postgresql":
+        pytest.skip("only PostgreSQL can make a fetch itself slow")
+    cnxn = connect(f"{backend.connstr};UseDeclareFetch=1;Fetch=50" if slow else None)
+    cnxn.fetch_buffer_bytes = 20_000
+    query = ORDERED.format(t=series_table)
+    if slow:
+        # No ORDER BY: a sort would sleep through every row before the first fetch. The rows
+        # come in insertion order.
+        query = f"SELECT id, s, n FROM {series_table} WHERE pg_sleep(0.002)::text = ''"
+    cur = cnxn.cursor().execute(query)
+    seen = 400 if slow else 9000  # read-ahead starts after ~300 rows here
+    assert iterate(cur, seen)[-1] == exp_row(seen)
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            cur.close()
+        finally:
+            os._exit(0)
+    deadline = time.monotonic() + 60
+    while (done := os.waitpid(pid, os.WNOHANG)) == (0, 0):
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child waited for its parent's fetch thread")
+        time.sleep(0.05)
+    assert os.waitstatus_to_exitcode(done[1]) == 0
+    if slow:
+        assert time.monotonic() - started < 1.0, "the child waited for a block"
+        cur.close()  # the remaining rows would take 100 s
+        return
+    assert [tuple(r) for r in cur.fetchall()] == [exp_row(i) for i in range(9001, N_LARGE + 1)]
+
+
 # ------------------------------------------------------------------ buffers kept between results
 # A short result leaves its buffers bound for the next one on the same statement when the two
 # are laid out alike (`KeptBuffers`); anything else must unbind them first.

@@ -20,4 +20,4 @@ pub use connection::{AttrValue, Connection, DriverTraits};
 pub use diagnostics::{DiagRecord, Diagnostics, Error, Result};
 pub use params::{BindOptions, ParamBatch, ParamValue, TextEncoding};
 pub use plan::{ColumnDescription, ColumnPlan, Decoding, ResultPlan, TextCodec, ValueKind};
-pub use statement::{CatalogFunction, Statement, StatementHandle};
+pub use statement::{CatalogFunction, LentFetch, Statement, StatementHandle};

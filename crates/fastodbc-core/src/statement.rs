@@ -143,6 +143,22 @@ impl KeptBuffers {
     }
 }
 
+/// A fetch `Statement::lend` started: the statement on a fetch thread filling the next block,
+/// and the block the caller reads meanwhile.
+pub struct LentFetch {
+    pending: fetch_thread::Pending<(Statement, Result<usize>)>,
+    current: RowBlock,
+    /// The process that lent it: a forked child cannot take it back.
+    pid: u32,
+}
+
+impl LentFetch {
+    /// The block the caller reads while the next one is fetched.
+    pub fn block(&self) -> &RowBlock {
+        &self.current
+    }
+}
+
 /// Blocks a result must have filled before the next ones are read ahead: a short result
 /// (the first three blocks hold 1,168 rows at most) costs no thread.
 const READ_AHEAD_AFTER: usize = 3;
@@ -710,27 +726,67 @@ impl Statement {
         consume: impl FnOnce(&RowBlock) -> R,
         wait: impl FnOnce(Box<dyn FnOnce() -> Result<usize> + Send + '_>) -> Result<usize>,
     ) -> R {
-        let Some(rs) = self.result.as_mut() else {
-            return consume(&RowBlock::default());
+        let Some(lent) = self.lend() else {
+            return match self.result.as_ref() {
+                Some(rs) => consume(&rs.block),
+                None => consume(&RowBlock::default()),
+            };
         };
+        let out = consume(lent.block());
+        self.take_back(lent, wait);
+        out
+    }
+
+    /// `read_ahead` in two halves, for a consumer that reads the current block over several
+    /// calls (iteration serves its rows one `__next__` at a time): the next block is fetched on
+    /// a fetch thread from now until `take_back`, and the current block is the caller's
+    /// meanwhile (`LentFetch::block`). `None` when the result does not read ahead.
+    ///
+    /// Until `take_back`, this statement is a stand-in without a handle or result: the caller
+    /// must take it back before any other use of the statement, and before dropping it.
+    pub fn lend(&mut self) -> Option<LentFetch> {
+        let rs = self.result.as_mut()?;
         if !rs.reads_ahead() {
-            return consume(&rs.block);
+            return None;
         }
         // The consumer's block steps out; the spare takes its place as the block filled next.
         let spare = std::mem::take(&mut rs.spare);
         let current = std::mem::replace(&mut rs.block, spare);
         let describe = rs.describe_ahead;
         // The statement itself goes to the fetch thread and comes back with the block filled;
-        // a stand-in without a handle holds its place meanwhile. Nothing else can reach it:
-        // `self` stays borrowed here until the statement is back.
+        // a stand-in without a handle holds its place meanwhile.
         let lent = std::mem::replace(self, Statement::without_handle(self.traits));
-        let mut pending = fetch_thread::run(move || {
+        let pending = fetch_thread::run(move || {
             let mut stmt = lent;
             let fetched = catch_unwind(AssertUnwindSafe(|| stmt.fill_block(describe)))
                 .unwrap_or_else(|_| Err(panicked()));
             (stmt, fetched)
         });
-        let out = consume(&current);
+        Some(LentFetch {
+            pending,
+            current,
+            pid: std::process::id(),
+        })
+    }
+
+    /// Waits for the fetch `lend` started (`wait` runs the wait: the Python layer releases the
+    /// GIL there) and puts the statement back, the block it fetched kept for `fetch_block`.
+    pub fn take_back(
+        &mut self,
+        lent: LentFetch,
+        wait: impl FnOnce(Box<dyn FnOnce() -> Result<usize> + Send + '_>) -> Result<usize>,
+    ) {
+        let LentFetch {
+            mut pending,
+            current,
+            pid,
+        } = lent;
+        if pid != std::process::id() {
+            // A forked child: the fetch thread, and the statement with it, stayed in the
+            // parent. Waiting would never end; the child keeps the stand-in (no handle).
+            std::mem::forget(pending);
+            return;
+        }
         let fetch_first = pending.is_finished();
         let mut back = None;
         let fetched = wait(Box::new(|| match pending.wait() {
@@ -748,7 +804,6 @@ impl Statement {
             rs.ahead = Some((next, fetched));
             rs.describe_ahead = fetch_first;
         }
-        out
     }
 
     /// Whether `read_ahead` would fetch the next block during its `consume`.

@@ -12,7 +12,7 @@ use fastodbc_core::params::{split_runs, NullType};
 use fastodbc_core::sqlscan::{count_markers, InsertValues};
 use fastodbc_core::types::text::to_utf16;
 use fastodbc_core::{
-    BindOptions, CatalogFunction, ParamBatch, ParamValue, Statement, StatementHandle,
+    BindOptions, CatalogFunction, LentFetch, ParamBatch, ParamValue, Statement, StatementHandle,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyList, PyString, PyTuple};
@@ -94,6 +94,9 @@ impl ResultView {
 
 pub struct CursorState {
     stmt: Option<Statement>,
+    /// The next block, fetched on a fetch thread while iteration serves the rows converted
+    /// from the current one (`next_row`): `stmt` is a stand-in until `take_back`.
+    lent: Option<LentFetch>,
     closed: bool,
     result: Option<ResultView>,
     rowcount: i64,
@@ -102,6 +105,16 @@ pub struct CursorState {
     noscan: bool,
     timeout_applied: u32,
     messages: Vec<(String, String)>,
+}
+
+impl CursorState {
+    /// Takes the statement back from the fetch `next_row` left running, waiting for it with
+    /// the GIL released: before any other use of the statement, and before it is dropped.
+    fn take_back(&mut self, py: Python<'_>) {
+        if let (Some(lent), Some(stmt)) = (self.lent.take(), self.stmt.as_mut()) {
+            stmt.take_back(lent, |join| py.allow_threads(join));
+        }
+    }
 }
 
 pub struct CursorShared {
@@ -114,6 +127,7 @@ impl CursorShared {
     pub fn close(&self, py: Python<'_>) {
         *lock(py, &self.cancel) = None;
         let mut st = lock(py, &self.state);
+        st.take_back(py);
         st.result = None;
         st.stmt = None;
         st.closed = true;
@@ -189,6 +203,7 @@ impl Cursor {
         py: Python<'_>,
         st: &'a mut CursorState,
     ) -> PyResult<&'a mut Statement> {
+        st.take_back(py);
         if st.stmt.is_none() {
             let guard = lock(py, &self.conn().shared.conn);
             let Some(conn) = guard.as_ref() else {
@@ -553,19 +568,23 @@ impl Cursor {
     /// Serves the next row, fetching a new block when the current one is used up.
     ///
     /// Rows are converted one per call, except in a long result (`Statement::reads_ahead`):
-    /// there the rest of the block is converted at once while the next block is fetched, so
-    /// iterating overlaps the driver's work as fetchall does. Those rows wait in `ready`; an
-    /// error converting one of them waits in `failed` until the rows before it are served.
+    /// there the rest of the block is converted at once and the next block is fetched on a
+    /// fetch thread until these rows are served (`Statement::lend`), so iterating overlaps the
+    /// driver's work with the conversion and the caller's loop alike. Those rows wait in
+    /// `ready`; an error converting one of them waits in `failed` until the rows before it
+    /// are served.
     fn next_row(&self, py: Python<'_>, st: &mut CursorState) -> PyResult<Option<PyObject>> {
-        let (Some(view), Some(stmt)) = (st.result.as_mut(), st.stmt.as_mut()) else {
-            return Err(errors::programming(
-                py,
-                "No results.  Previous SQL was not a query.",
-            ));
+        let no_results = || errors::programming(py, "No results.  Previous SQL was not a query.");
+        let Some(view) = st.result.as_mut() else {
+            return Err(no_results());
         };
         if let Some(row) = view.take_ready()? {
             return Ok(Some(row));
         }
+        st.take_back(py);
+        let (Some(view), Some(stmt)) = (st.result.as_mut(), st.stmt.as_mut()) else {
+            return Err(no_results());
+        };
         let in_block = stmt.result.as_ref().map_or(0, |r| r.block.len());
         if view.pos >= in_block {
             let n = py.allow_threads(|| stmt.fetch_block()).py(py)?;
@@ -574,19 +593,15 @@ impl Cursor {
                 return Ok(None);
             }
         }
-        if view.read_ahead && stmt.reads_ahead() {
-            let start = view.pos;
+        if let Some(lent) = view.read_ahead.then(|| stmt.lend()).flatten() {
+            let block = lent.block();
             let mut ready = VecDeque::new();
-            let (at, done) = stmt.read_ahead(
-                |block| {
-                    convert_rows(py, view, block, start..block.len(), |row| {
-                        ready.push_back(row.unbind());
-                        Ok(())
-                    })
-                },
-                |join| py.allow_threads(join),
-            );
+            let (at, done) = convert_rows(py, view, block, view.pos..block.len(), |row| {
+                ready.push_back(row.unbind());
+                Ok(())
+            });
             (view.pos, view.ready, view.failed) = (at, ready, done.err());
+            st.lent = Some(lent);
             return view.take_ready();
         }
         let Some(rs) = stmt.result.as_ref() else {
@@ -607,11 +622,9 @@ impl Cursor {
     ) -> PyResult<Bound<'py, PyList>> {
         let mut guard = self.state(py)?;
         let st = &mut *guard;
-        let (Some(view), Some(stmt)) = (st.result.as_mut(), st.stmt.as_mut()) else {
-            return Err(errors::programming(
-                py,
-                "No results.  Previous SQL was not a query.",
-            ));
+        let no_results = || errors::programming(py, "No results.  Previous SQL was not a query.");
+        let Some(view) = st.result.as_mut() else {
+            return Err(no_results());
         };
         let out = PyList::empty(py);
         let mut left = limit.unwrap_or(usize::MAX);
@@ -621,11 +634,16 @@ impl Cursor {
             out.append(row)?;
         }
         left -= ready;
-        if left > 0 {
-            if let Some(e) = view.failed.take() {
-                return Err(e);
-            }
+        if left == 0 {
+            return Ok(out);
         }
+        if let Some(e) = view.failed.take() {
+            return Err(e);
+        }
+        st.take_back(py);
+        let (Some(view), Some(stmt)) = (st.result.as_mut(), st.stmt.as_mut()) else {
+            return Err(no_results());
+        };
         while left > 0 {
             let in_block = stmt.result.as_ref().map_or(0, |r| r.block.len());
             if view.pos >= in_block {
@@ -664,6 +682,10 @@ impl Drop for Cursor {
         // the connection first would leave a dangling statement handle.
         *self.shared.cancel.lock().unwrap_or_else(|p| p.into_inner()) = None;
         let mut st = self.shared.state.lock().unwrap_or_else(|p| p.into_inner());
+        if let (Some(lent), Some(stmt)) = (st.lent.take(), st.stmt.as_mut()) {
+            // The fetch thread needs no GIL to finish.
+            stmt.take_back(lent, |join| join());
+        }
         st.result = None;
         st.stmt = None;
     }
@@ -748,6 +770,7 @@ impl Cursor {
         let shared = Arc::new(CursorShared {
             state: Mutex::new(CursorState {
                 stmt: None,
+                lent: None,
                 closed: false,
                 result: None,
                 rowcount: -1,
