@@ -6,20 +6,14 @@ repetitions, and the small-operation verdict against runs that can and cannot be
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import random
-from pathlib import Path
 
 import pytest
 
-REPORT = Path(__file__).resolve().parent.parent / "bench" / "report.py"
-if not REPORT.exists():
-    pytest.skip("bench/report.py is not in this tree", allow_module_level=True)
-_spec = importlib.util.spec_from_file_location("bench_report", REPORT)
-assert _spec and _spec.loader
-report = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(report)
+from bench_modules import load
+
+report = load("report")
 
 
 def u_statistic(a: list[float], b: list[float]) -> float:

@@ -615,6 +615,18 @@ def test_read_ahead_numbers_of_a_long_result(backend, cnxn, table, read_ahead):
 
 
 @pytest.mark.fastodbc_only(reason="fastodbc's fetch threads")
+def child_exit_code(pid, hung):
+    """The exit code of forked child `pid`; the test fails with `hung` if it runs past 60 s."""
+    deadline = time.monotonic() + 60
+    while (done := os.waitpid(pid, os.WNOHANG)) == (0, 0):
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail(hung)
+        time.sleep(0.05)
+    return os.waitstatus_to_exitcode(done[1])
+
+
 def test_read_ahead_in_a_forked_child(db, backend, cnxn, series_table):
     # Threads that fetched ahead park for the next long fetch. A child forked after one did
     # inherits the parked list but not the threads: its own long fetch must start threads of
@@ -632,14 +644,7 @@ def test_read_ahead_in_a_forked_child(db, backend, cnxn, series_table):
             child.close()
         finally:
             os._exit(code)
-    deadline = time.monotonic() + 60
-    while (done := os.waitpid(pid, os.WNOHANG)) == (0, 0):
-        if time.monotonic() > deadline:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-            pytest.fail("the forked child's fetch never finished")
-        time.sleep(0.05)
-    assert os.waitstatus_to_exitcode(done[1]) == 0
+    assert child_exit_code(pid, "the forked child's fetch never finished") == 0
     # The parent's threads still serve it.
     assert len(cur.execute(f"SELECT id FROM {series_table}").fetchall()) == N_LARGE
 
@@ -739,14 +744,7 @@ def test_fork_while_the_next_block_is_lent(db, backend, connect, series_table, s
             cur.close()
         finally:
             os._exit(0)
-    deadline = time.monotonic() + 60
-    while (done := os.waitpid(pid, os.WNOHANG)) == (0, 0):
-        if time.monotonic() > deadline:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-            pytest.fail("the forked child waited for its parent's fetch thread")
-        time.sleep(0.05)
-    assert os.waitstatus_to_exitcode(done[1]) == 0
+    assert child_exit_code(pid, "the forked child waited for its parent's fetch thread") == 0
     if slow:
         assert time.monotonic() - started < 1.0, "the child waited for a block"
         cur.close()  # the remaining rows would take 100 s

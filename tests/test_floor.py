@@ -7,25 +7,17 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
-import importlib.util
 import math
 import struct
 import sys
 from decimal import Decimal, InvalidOperation
-from pathlib import Path
 
 import pytest
 
+from bench_modules import load
 from fastodbc import _native
 
-WORKER = Path(__file__).resolve().parent.parent / "bench" / "worker.py"
-if not WORKER.exists():
-    pytest.skip("bench/worker.py (the encoder) is not in this tree", allow_module_level=True)
-_spec = importlib.util.spec_from_file_location("bench_worker", WORKER)
-assert _spec and _spec.loader
-worker = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(worker)
-encode_rows = worker.encode_rows
+encode_rows = load("worker").encode_rows
 
 MAGIC = b"object rows 1\n"
 

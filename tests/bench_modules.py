@@ -1,0 +1,23 @@
+"""The benchmark's own modules (bench/*.py), loaded by path for the tests that check them."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def load(name: str) -> ModuleType:
+    """bench/<name>.py as a module; the calling test module is skipped where bench/ is absent."""
+    path = BENCH / f"{name}.py"
+    if not path.exists():
+        pytest.skip(f"bench/{name}.py is not in this tree", allow_module_level=True)
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
