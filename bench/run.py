@@ -169,7 +169,10 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
             case("fetchall", key, peers("fastodbc", "pyodbc", "arrow-odbc", native) + floor_peers + objects)
             # iter and fetchmany serve fastodbc's own targets (vs its fetchall, vs pyodbc): the
             # reference clients and arrow-odbc are compared on fetchall only, to fit the time budget.
-            case("iter", key, peers("fastodbc", "pyodbc"))
+            # Iteration is judged against a fetchall interleaved with it, repetition by
+            # repetition: the fetchall case runs minutes apart, and PostgreSQL's times move
+            # between two levels from run to run (where two client threads and the server land).
+            case("iter", key, peers("fastodbc", "pyodbc") + [ITER_BASELINE])
             case("fetchmany", key, peers("fastodbc", "pyodbc"))
         small = inner["small"]
         case("fetchall", "mixed_small", peers("fastodbc", "pyodbc", native), inner=small)
@@ -220,7 +223,13 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
     return cases
 
 
+#: fastodbc's fetchall, run inside the iteration case (its worker runs this op, not the case's).
+ITER_BASELINE = {"peer": "fastodbc", "op": "fetchall", "label": "fastodbc fetchall"}
+
+
 def peer_label(p: dict) -> str:
+    if "label" in p:
+        return p["label"]
     if p["peer"] == "floor":
         return f"{'threaded ' if p.get('threaded') else ''}floor {p['text']}/{p['rowset']}"
     return p["peer"]

@@ -110,3 +110,26 @@ def test_overlapped_bound_takes_the_close_after_a_thread() -> None:
     assert report.best_floor(case) == ("floor narrow/1024", 1.3)
     assert report.overlapped_bound(case) == pytest.approx(1.55)
     assert report.ceiling(case) == pytest.approx(2.0)
+
+
+def test_iteration_is_judged_against_the_fetchall_beside_it() -> None:
+    def peer(seconds: float) -> dict:
+        return {"median_s": seconds, "error": None}
+
+    def run(interleaved: float | None) -> dict:
+        it = {"fastodbc": peer(1.2), "pyodbc": peer(2.0)}
+        if interleaved is not None:
+            it["fastodbc fetchall"] = peer(interleaved)
+        fetchall = {"fastodbc": peer(1.0), "pyodbc": peer(2.0)}
+        cases = [
+            {"backend": "postgresql", "dataset": "int10", "op": op, "variant": "", "results": res}
+            for op, res in (("iter", it), ("fetchall", fetchall))
+        ]
+        return {"cases": cases}
+
+    def figure(results: dict) -> str:
+        (row,) = [t for t in report.targets(results) if t[0].startswith("`for row in cursor`")]
+        return row[1]
+
+    assert figure(run(1.15)).startswith("po int10 1.04x,")  # beside it: 1.2 / 1.15
+    assert figure(run(None)).startswith("po int10 1.20x,")  # the fetchall case's: 1.2 / 1.0
