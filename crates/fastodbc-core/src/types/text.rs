@@ -105,6 +105,10 @@ pub fn utf16_units(bytes: &[u8]) -> Option<&[u16]> {
 }
 
 /// Shape of UTF-16 text. Unpaired surrogates are an error, as in CPython's strict decoder.
+/// `#[inline]`, as `utf8_shape`: without it, whether its callers (`decode_utf16`, the fetch
+/// path) inline it depends on how the crate's code happens to be split into codegen units, and
+/// a call costs ~30 instructions a value (seen when unrelated code moved, 2026-11-25).
+#[inline]
 pub fn utf16_shape(units: &[u16]) -> Result<TextShape, InvalidText> {
     // One OR over all units decides ASCII and Latin-1; only wider text pays for the
     // surrogate scan.
