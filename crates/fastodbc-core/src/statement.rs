@@ -719,8 +719,9 @@ impl Statement {
     /// a long fetch takes about the longer of the two instead of their sum. `wait` runs the
     /// wait for the fetch when `consume` is done (the Python layer releases the GIL there).
     ///
-    /// Reads ahead only when `reads_ahead()`; otherwise `consume` just runs. A block read
-    /// ahead holds its own error, if the fetch failed, for `fetch_block` to report in order.
+    /// Reads ahead only in a long result (`ResultSet::reads_ahead`); otherwise `consume` just
+    /// runs. A block read ahead holds its own error, if the fetch failed, for `fetch_block` to
+    /// report in order.
     pub fn read_ahead<R>(
         &mut self,
         consume: impl FnOnce(&RowBlock) -> R,
@@ -804,11 +805,6 @@ impl Statement {
             rs.ahead = Some((next, fetched));
             rs.describe_ahead = fetch_first;
         }
-    }
-
-    /// Whether `read_ahead` would fetch the next block during its `consume`.
-    pub fn reads_ahead(&self) -> bool {
-        self.result.as_ref().is_some_and(ResultSet::reads_ahead)
     }
 
     /// Fetches the next block into `result.block`; with `describe`, describes its values too

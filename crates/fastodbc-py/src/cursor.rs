@@ -567,7 +567,7 @@ impl Cursor {
 
     /// Serves the next row, fetching a new block when the current one is used up.
     ///
-    /// Rows are converted one per call, except in a long result (`Statement::reads_ahead`):
+    /// Rows are converted one per call, except in a long result (`ResultSet::reads_ahead`):
     /// there the rest of the block is converted at once and the next block is fetched on a
     /// fetch thread until these rows are served (`Statement::lend`), so iterating overlaps the
     /// driver's work with the conversion and the caller's loop alike. Those rows wait in
