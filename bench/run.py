@@ -44,6 +44,14 @@ import datasets  # noqa: E402
 import report  # noqa: E402
 
 PYTHON = sys.executable
+#: Peers that run under an interpreter of their own: turbodbc builds against another pyarrow
+#: than .venv's (bench/turbodbc.sh), zodbc has wheels for Python 3.12+ only (bench/zodbc.sh).
+PEER_VENVS = {
+    "turbodbc": BENCH / "data" / "turbodbc-venv",
+    "turbodbc-arrow": BENCH / "data" / "turbodbc-venv",
+    "zodbc": BENCH / "data" / "zodbc-venv",
+    "zodbc-arrow": BENCH / "data" / "zodbc-venv",
+}
 FLOOR = ROOT / "target" / "release" / "odbc-floor"
 RESULTS = BENCH / "results"
 WORKER_TIMEOUT = 900
@@ -62,7 +70,7 @@ CONFIG: dict[str, dict[str, Any]] = {
             "sqlite": {"small": 20, "select1": 3000, "connect": 200, "describe": 2000},
             "postgresql": {"small": 20, "select1": 500, "connect": 30, "describe": 300},
         },
-        "insert_cap": {("postgresql", "pyodbc"): 20_000},
+        "insert_cap": {("postgresql", "pyodbc"): 20_000, ("postgresql", "turbodbc"): 20_000},
     },
     "quick": {
         "reps": 3,
@@ -71,7 +79,7 @@ CONFIG: dict[str, dict[str, Any]] = {
             "sqlite": {"small": 5, "select1": 1000, "connect": 50, "describe": 500},
             "postgresql": {"small": 5, "select1": 200, "connect": 10, "describe": 100},
         },
-        "insert_cap": {("postgresql", "pyodbc"): 5_000},
+        "insert_cap": {("postgresql", "pyodbc"): 5_000, ("postgresql", "turbodbc"): 5_000},
     },
 }
 
@@ -166,9 +174,14 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
             # CPython's own cost of the rows (the Python object floor, bench/worker.py): with the
             # ODBC floor, the least any row-returning client's fetchall can take.
             objects = peers("objects") if floor else []
-            case("fetchall", key, peers("fastodbc", "pyodbc", "arrow-odbc", native) + floor_peers + objects)
+            case(
+                "fetchall",
+                key,
+                peers("fastodbc", "pyodbc", "arrow-odbc", *PEER_VENVS, native) + floor_peers + objects,
+            )
             # iter and fetchmany serve fastodbc's own targets (vs its fetchall, vs pyodbc): the
-            # reference clients and arrow-odbc are compared on fetchall only, to fit the time budget.
+            # reference clients, arrow-odbc and turbodbc are compared on fetchall only, to fit the
+            # time budget.
             # Iteration is judged against a fetchall interleaved with it, repetition by
             # repetition: the fetchall case runs minutes apart, and PostgreSQL's times move
             # between two levels from run to run (where two client threads and the server land).
@@ -195,7 +208,7 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
                     cs=f"{base['cs']}StepAPI=1;",
                     autocommit=True,
                 )
-        ins = ["fastodbc", "pyodbc-fem", "pyodbc", "arrow-odbc", native] + (
+        ins = ["fastodbc", "pyodbc-fem", "pyodbc", "arrow-odbc", "turbodbc", "zodbc", native] + (
             ["psycopg-copy"] if backend == "postgresql" else []
         )
         ins_peers = [
@@ -242,9 +255,15 @@ def peer_label(p: dict) -> str:
 def run_worker(case: dict, p: dict) -> dict:
     spec = {k: v for k, v in case.items() if k not in ("peers",)}
     spec.update(p)
+    python = PYTHON
+    venv = PEER_VENVS.get(p["peer"])
+    if venv is not None:
+        python = str(venv / "bin" / "python")
+        if not Path(python).exists():
+            return {"error": f"not installed ({venv.relative_to(ROOT)} missing: see bench/setup.sh)"}
     try:
         proc = subprocess.run(
-            [PYTHON, str(BENCH / "worker.py"), json.dumps(spec)],
+            [python, str(BENCH / "worker.py"), json.dumps(spec)],
             capture_output=True,
             text=True,
             timeout=WORKER_TIMEOUT,
@@ -330,6 +349,13 @@ SHORT_REPS = 7
 FETCHALL_REPS = 7
 
 
+#: The peers fetchall compares fastodbc with beyond pyodbc (its targets against them are by wide
+#: margins, or only a bar for later work) run the first repetitions only, to keep `make bench`
+#: near its time budget; fastodbc, pyodbc, the floors and the objects run all of them.
+OTHER_PEER_REPS = 3
+OTHER_PEERS = ("arrow-odbc", "turbodbc", "turbodbc-arrow", "zodbc", "zodbc-arrow", "sqlite3", "psycopg")
+
+
 #: Iteration is judged against fetchall, measured in another case: with three repetitions each,
 #: the ratio moved by 10% between runs of the same code.
 ITER_REPS = 5
@@ -382,13 +408,20 @@ def run_cases(cases: list[dict], reps: int, results: dict) -> None:
         for rep in range(case_reps(case, reps)):
             order = case["peers"][rep % len(case["peers"]) :] + case["peers"][: rep % len(case["peers"])]
             for p in order:
+                label = peer_label(p)
+                if case["op"] == "fetchall" and p["peer"] in OTHER_PEERS and rep >= OTHER_PEER_REPS:
+                    continue
+                if p["peer"] in PEER_VENVS and raw[label] and raw[label][0].get("error"):
+                    # A peer of its own venv that failed once fails again (it aborts on the
+                    # driver's types, or is not installed): its error is recorded once.
+                    continue
                 if p["peer"] == "floor":
                     r = run_floor(case, p)
                 elif p["peer"] == "objects" and dump_error:
                     r = dump_error
                 else:
                     r = run_worker(case, p)
-                raw[peer_label(p)].append(r)
+                raw[label].append(r)
         if "objects_path" in case:
             Path(case.pop("objects_path")).unlink(missing_ok=True)
         summary = {lb: summarise(case, lb, raw[lb]) for lb in labels}
@@ -448,6 +481,15 @@ def machine_info(backends: list[str]) -> dict[str, Any]:
             pkgs[name] = version(name)
         except PackageNotFoundError:
             pkgs[name] = None
+    # The peers of their own venvs: version, and the version of the Python or pyarrow beside it.
+    versions = {
+        "turbodbc": "import turbodbc, pyarrow; print(turbodbc.__version__, pyarrow.__version__)",
+        "zodbc": "import importlib.metadata as m, platform; print(m.version('zodbc'), platform.python_version())",
+    }
+    for name, code in versions.items():
+        out = sh([str(PEER_VENVS[name] / "bin" / "python"), "-c", code]).split()
+        if len(out) == 2:
+            pkgs[name], pkgs[f"{name}-beside"] = out
     import sqlite3
 
     info = {
@@ -516,6 +558,7 @@ def main() -> int:
             "reps": reps,
             "short_reps": max(reps, SHORT_REPS),
             "fetchall_reps": max(reps, FETCHALL_REPS),
+            "other_peer_reps": OTHER_PEER_REPS,
             "iter_reps": max(reps, ITER_REPS),
             "command": command,
             "started_utc": dt.datetime.fromtimestamp(started, dt.timezone.utc).isoformat(timespec="seconds"),

@@ -133,3 +133,50 @@ def test_iteration_is_judged_against_the_fetchall_beside_it() -> None:
 
     assert figure(run(1.15)).startswith("po int10 1.04x,")  # beside it: 1.2 / 1.15
     assert figure(run(None)).startswith("po int10 1.20x,")  # the fetchall case's: 1.2 / 1.0
+
+
+def row_fetch_target(results: dict) -> tuple[str, str, str]:
+    (row,) = [t for t in report.targets(results) if t[0].startswith("Row fetch faster than turbodbc")]
+    return row
+
+
+def peer_run(peers: dict[str, float | None]) -> dict:
+    """A run holding one SQLite int10 fetchall; a peer of None failed."""
+
+    def peer(seconds: float | None) -> dict:
+        if seconds is None:
+            return {"reps": [{"error": "worker exit -4"}], "n_ok": 0, "error": "worker exit -4"}
+        return {"median_s": seconds, "error": None}
+
+    case = {
+        "backend": "sqlite",
+        "dataset": "int10",
+        "op": "fetchall",
+        "variant": "",
+        "results": {name: peer(s) for name, s in peers.items()},
+    }
+    return {"cases": [case]}
+
+
+def test_row_fetch_is_judged_against_turbodbc_measured_in_the_run() -> None:
+    label, figure, verdict = row_fetch_target(peer_run({"fastodbc": 1.4, "pyodbc": 2.0, "turbodbc": 1.8}))
+    assert "sq int10 0.70 vs turbodbc 0.90" in figure
+    assert verdict.startswith("met") and "reported" not in verdict and "reported" not in label
+    # Slower than turbodbc measured in the run: not met, whatever turbodbc's reported figure.
+    _, _, verdict = row_fetch_target(peer_run({"fastodbc": 1.4, "pyodbc": 2.0, "turbodbc": 1.2}))
+    assert verdict.startswith("not met")
+
+
+def test_row_fetch_falls_back_to_turbodbcs_reported_figure() -> None:
+    _, figure, verdict = row_fetch_target(peer_run({"fastodbc": 1.4, "pyodbc": 2.0}))
+    assert "sq int10 0.70 vs turbodbc 1.44" in figure  # odbc-driver-notes' figure
+    assert "reported" in verdict
+
+
+def test_row_fetch_a_failing_zodbc_has_no_time_to_beat() -> None:
+    run = peer_run({"fastodbc": 1.4, "pyodbc": 2.0, "turbodbc": 1.8, "zodbc": None})
+    _, figure, verdict = row_fetch_target(run)
+    assert "zodbc fails" in figure and verdict.startswith("met")
+    run = peer_run({"fastodbc": 1.4, "pyodbc": 2.0, "turbodbc": 1.8, "zodbc": 1.3})
+    _, figure, verdict = row_fetch_target(run)
+    assert "zodbc 0.65" in figure and verdict.startswith("not met")
