@@ -8,7 +8,7 @@
 # cpp/simdutf.{h,cpp}): compiled here into a static library, with pkg-config files for it and for
 # the Arrow C++ library inside the pyarrow wheel. Every download is pinned by version and the
 # crate by its sha256. Runs once (skipped while the venv imports the pinned turbodbc); takes
-# ~2-3 minutes on 2 cores. Called by bench/setup.sh; a failure only leaves turbodbc out of the run.
+# 1-5 minutes on 2 cores. Called by bench/setup.sh; a failure only leaves turbodbc out of the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,7 +23,7 @@ if [ -x "$VENV/bin/python" ] &&
     "$VENV/bin/python" -c "import sys, turbodbc; sys.exit(turbodbc.__version__ != '$TURBODBC')" 2>/dev/null; then
     exit 0
 fi
-echo "bench: building turbodbc $TURBODBC into bench/data/turbodbc-venv (once, ~2-3 min)"
+echo "bench: building turbodbc $TURBODBC into bench/data/turbodbc-venv (once, 1-5 min)"
 
 # Boost headers (variant, optional, date_time) and the unixODBC headers turbodbc includes.
 missing=()

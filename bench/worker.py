@@ -392,10 +392,8 @@ def prepare(spec: dict[str, Any]) -> Callable[[], int]:
         return load_objects(spec)
     if op == "insert":
         reset_insert_table(spec)
-        if peer_name == "turbodbc":
-            return prepare_turbodbc(spec)
-        if peer_name == "zodbc":
-            return prepare_zodbc(spec)
+        if peer_name in OWN_VENV_PEERS:
+            return prepare_own_venv_peer(spec)
         if peer_name == "arrow-odbc":
             import arrow_odbc
 
@@ -434,10 +432,8 @@ def prepare(spec: dict[str, Any]) -> Callable[[], int]:
 
             return run
         raise ValueError(f"arrow-odbc has no {op}")
-    if peer_name in ("turbodbc", "turbodbc-arrow"):
-        return prepare_turbodbc(spec)
-    if peer_name in ("zodbc", "zodbc-arrow"):
-        return prepare_zodbc(spec)
+    if peer_name in OWN_VENV_PEERS:
+        return prepare_own_venv_peer(spec)
     peer = DbapiPeer(spec)
     if op == "connect":
 
@@ -459,49 +455,30 @@ def prepare(spec: dict[str, Any]) -> Callable[[], int]:
     return lambda: fn(peer, conn, sql, inner)
 
 
-def prepare_turbodbc(spec: dict[str, Any]) -> Callable[[], int]:
-    """turbodbc (run by its own venv's python, bench/turbodbc.sh) with its default options, as a
-    user calls it: rows from ``fetchall`` ("turbodbc"), a ``pyarrow.Table`` from
-    ``fetchallarrow`` ("turbodbc-arrow"), and ``executemany`` of the insert rows (its parameter
-    arrays; autocommit off, commit timed). Its cursor is closed inside the clock, as the others'."""
-    import turbodbc
+def connect_own_venv_peer(spec: dict[str, Any]) -> Any:
+    """A connection of turbodbc or zodbc, each run by its own venv's python (bench/turbodbc.sh,
+    bench/zodbc.sh), with its default options; autocommit off, as for every peer."""
+    if spec["peer"].startswith("turbodbc"):
+        import turbodbc
 
-    op, sql = spec["op"], spec.get("sql", "")
-    conn = turbodbc.connect(connection_string=spec["cs"])
-    if op == "insert":
-        rows = datasets.insert_rows(spec["rows"])
-        insert = f"INSERT INTO {datasets.INSERT_TABLE} VALUES ({', '.join('?' * len(rows[0]))})"
-        cur = conn.cursor()
-
-        def run() -> int:
-            cur.executemany(insert, rows)
-            conn.commit()
-            return len(rows)
-
-        return run
-    if op != "fetchall":
-        raise ValueError(f"turbodbc peer has no {op}")
-    arrow = spec["peer"] == "turbodbc-arrow"
-
-    def run() -> int:
-        cur = conn.cursor()
-        cur.execute(sql)
-        result = cur.fetchallarrow() if arrow else cur.fetchall()
-        KEPT.append(result)
-        cur.close()
-        return result.num_rows if arrow else len(result)
-
-    return run
-
-
-def prepare_zodbc(spec: dict[str, Any]) -> Callable[[], int]:
-    """zodbc (its own Python 3.12+ venv, bench/zodbc.sh) with its defaults: rows from ``fetchall``
-    ("zodbc"), a ``pyarrow.Table`` from ``arrow()`` ("zodbc-arrow"), ``executemany`` of the insert
-    rows; autocommit off, commit timed, the cursor closed inside the clock."""
+        return turbodbc.connect(connection_string=spec["cs"])
     import zodbc
 
+    return zodbc.connect(spec["cs"], autocommit=False)
+
+
+#: The peers run by a venv of their own (bench/run.py PEER_VENVS).
+OWN_VENV_PEERS = ("turbodbc", "turbodbc-arrow", "zodbc", "zodbc-arrow")
+#: The method that fetches a whole result as a ``pyarrow.Table``, per peer of its own venv.
+ARROW_FETCH = {"turbodbc-arrow": "fetchallarrow", "zodbc-arrow": "arrow"}
+
+
+def prepare_own_venv_peer(spec: dict[str, Any]) -> Callable[[], int]:
+    """turbodbc and zodbc: rows from ``fetchall`` ("turbodbc", "zodbc"), a ``pyarrow.Table``
+    ("turbodbc-arrow": ``fetchallarrow``, "zodbc-arrow": ``arrow``), ``executemany`` of the
+    insert rows (commit timed). The cursor is closed inside the clock, as the others'."""
     op, sql = spec["op"], spec.get("sql", "")
-    conn = zodbc.connect(spec["cs"], autocommit=False)
+    conn = connect_own_venv_peer(spec)
     if op == "insert":
         rows = datasets.insert_rows(spec["rows"])
         insert = f"INSERT INTO {datasets.INSERT_TABLE} VALUES ({', '.join('?' * len(rows[0]))})"
@@ -514,13 +491,13 @@ def prepare_zodbc(spec: dict[str, Any]) -> Callable[[], int]:
 
         return run
     if op != "fetchall":
-        raise ValueError(f"zodbc peer has no {op}")
-    arrow = spec["peer"] == "zodbc-arrow"
+        raise ValueError(f"{spec['peer']} peer has no {op}")
+    arrow = ARROW_FETCH.get(spec["peer"])
 
     def run() -> int:
         cur = conn.cursor()
         cur.execute(sql)
-        result = cur.arrow() if arrow else cur.fetchall()
+        result = getattr(cur, arrow)() if arrow else cur.fetchall()
         KEPT.append(result)
         cur.close()
         return result.num_rows if arrow else len(result)
