@@ -180,7 +180,7 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
                 peers("fastodbc", "pyodbc", "arrow-odbc", *PEER_VENVS, native) + floor_peers + objects,
             )
             # iter and fetchmany serve fastodbc's own targets (vs its fetchall, vs pyodbc): the
-            # reference clients, arrow-odbc and turbodbc are compared on fetchall only, to fit the
+            # reference clients, arrow-odbc, turbodbc and zodbc are compared on fetchall only, to fit the
             # time budget.
             # Iteration is judged against a fetchall interleaved with it, repetition by
             # repetition: the fetchall case runs minutes apart, and PostgreSQL's times move
