@@ -847,3 +847,43 @@ def test_short_results_across_result_sets(backend, cursor, kinds_table):
     assert cursor.fetchone()[0] == values["time"]
     assert cursor.nextset() is True
     assert cursor.fetchone()[0] == values["date"]
+
+
+@pytest.mark.parametrize("read_ahead", [True, False])
+@pytest.mark.parametrize("path", ["fetchall", "iteration", "fetchone", "fetchmany"])
+@pytest.mark.parametrize("rows", [1_000, 1_169, 2_000, 10_001])
+@pytest.mark.parametrize("layout", ["id_blob", "id_text_blob", "blob_only"])
+def test_streamed_columns_in_blocks_read_ahead(backend, cnxn, table, read_ahead, path, rows, layout):
+    # A long binary column is streamed with SQLGetData; the block read ahead into must carry
+    # its storage as the first block does (a long result reads ahead after 1,168 rows).
+    columns = {
+        "id_blob": ["id", "data"],
+        "id_text_blob": ["id", "s", "data"],
+        "blob_only": ["data"],
+    }[layout]
+    ddl = {"id": backend.ddl("int"), "s": backend.ddl("varchar(50)"), "data": backend.ddl("bytes")}
+    t = table(", ".join(f"{c} {ddl[c]}" for c in columns))
+
+    def value(i, c):
+        if c == "id":
+            return i
+        if c == "s":
+            return f"s{i}"
+        return None if i % 11 == 0 else bytes([i % 256, 0, 1]) * (1 + i % 5)
+
+    expected = [tuple(value(i, c) for c in columns) for i in range(rows)]
+    cur = cnxn.cursor()
+    cur.executemany(
+        f"INSERT INTO {t} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", expected
+    )
+    cnxn.commit()
+    cnxn.read_ahead = read_ahead
+    order = "id" if "id" in columns else "data"
+    cur.execute(f"SELECT {', '.join(columns)} FROM {t} ORDER BY {order}")
+    got = [tuple(r) for r in drain(cur, path)]
+    if order == "id":
+        assert got == expected
+    else:
+        assert sorted(got, key=lambda r: (r[0] is not None, r[0] or b"")) == sorted(
+            expected, key=lambda r: (r[0] is not None, r[0] or b"")
+        )

@@ -182,8 +182,12 @@ impl RowBlock {
     }
 
     /// Replaces the bound buffers with buffers for `rows` rows (their contents were consumed).
+    /// A block made by `Default` (the spare of a pair read ahead into) gains the plan's
+    /// streamed columns here too.
     pub fn resize(&mut self, plan: &ResultPlan, rows: usize) {
         self.bound = column_buffers(plan, rows);
+        self.streamed
+            .resize_with(plan.columns.len() - plan.bound, Vec::new);
         self.capacity_rows = rows;
     }
 

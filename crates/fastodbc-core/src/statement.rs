@@ -949,10 +949,16 @@ impl Statement {
                     rs.block.store_overflow(col, n, v);
                 }
             }
-            for i in bound..rs.plan.columns.len() {
-                let v = get_data(h, i, rs.plan.columns[i].c_type, &mut self.messages)?;
+            for (i, values) in rs.block.streamed.iter_mut().enumerate() {
+                let col = bound + i;
+                let Some(plan) = rs.plan.columns.get(col) else {
+                    return Err(Error::Interface(format!(
+                        "fastodbc: the block holds a streamed column {col} the plan lacks"
+                    )));
+                };
+                let v = get_data(h, col, plan.c_type, &mut self.messages)?;
                 streamed_bytes += v.as_ref().map_or(0, |v| v.len());
-                rs.block.streamed[i - bound].push(v);
+                values.push(v);
             }
             n += 1;
         }
