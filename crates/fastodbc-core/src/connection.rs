@@ -3,7 +3,7 @@
 use std::ptr::null_mut;
 use std::sync::OnceLock;
 
-use crate::diagnostics::{check, DiagRecord, Error, Result};
+use crate::diagnostics::{check, connection_dead, DiagRecord, Error, Result};
 use crate::ffi;
 use crate::types::text::to_utf16;
 
@@ -97,6 +97,11 @@ pub struct DriverTraits {
     pub prepare_always: bool,
     /// `SQLGetData` may follow a block fetch after `SQLSetPos` (SQL_GD_BLOCK | SQL_GD_BOUND).
     pub getdata_in_block: bool,
+    /// A COMMIT on a connection the driver already found lost does nothing and succeeds
+    /// (psqlODBC: a loss noticed by any call, even freeing a statement, clears its
+    /// in-transaction flag, and COMMIT then sends nothing). `SQL_ATTR_CONNECTION_DEAD`, a status
+    /// read in this driver, is checked before each COMMIT.
+    pub commit_when_lost_succeeds: bool,
     /// `SQLGetData` may re-read a bound column of the current row (SQL_GD_BOUND): with
     /// one-row blocks, a truncated value can be read again whole.
     pub getdata_bound: bool,
@@ -148,6 +153,7 @@ impl Connection {
                 numbers_as_text: false,
                 integers_as_text: false,
                 getdata_in_block: false,
+                commit_when_lost_succeeds: false,
                 getdata_bound: false,
             },
             driver_name: String::new(),
@@ -184,7 +190,8 @@ impl Connection {
             hdbc,
             "SQLDriverConnectW",
             Some(info),
-        )?;
+        )
+        .map_err(Error::on_connect)?;
         conn.connected = true;
         conn.set_autocommit(autocommit)?;
         if readonly {
@@ -247,6 +254,7 @@ impl Connection {
             None,
         )
         .map(|_| ())
+        .map_err(|e| e.on_connection(self.hdbc))
     }
 
     pub fn set_autocommit(&self, on: bool) -> Result<()> {
@@ -261,6 +269,9 @@ impl Connection {
     }
 
     pub fn end_transaction(&self, commit: bool) -> Result<()> {
+        if commit && self.traits.commit_when_lost_succeeds && connection_dead(self.hdbc) {
+            return Err(Error::lost_before_commit());
+        }
         let kind = if commit {
             ffi::SQL_COMMIT
         } else {
@@ -268,7 +279,9 @@ impl Connection {
         };
         // SAFETY: valid connection handle.
         let ret = unsafe { ffi::SQLEndTran(ffi::SQL_HANDLE_DBC, self.hdbc, kind) };
-        check(ret, ffi::SQL_HANDLE_DBC, self.hdbc, "SQLEndTran", None).map(|_| ())
+        check(ret, ffi::SQL_HANDLE_DBC, self.hdbc, "SQLEndTran", None)
+            .map(|_| ())
+            .map_err(|e| e.on_connection(self.hdbc))
     }
 
     /// `SQLGetInfo` returning a string.
@@ -380,6 +393,7 @@ fn driver_traits(driver_name: &str, getdata_extensions: u32) -> DriverTraits {
         compiles_with_once: name.contains("sqlite3odbc"),
         numbers_as_text: name.contains("sqlite3odbc"),
         integers_as_text: name.starts_with("psqlodbc"),
+        commit_when_lost_succeeds: name.starts_with("psqlodbc"),
         getdata_bound: getdata_extensions & ffi::SQL_GD_BOUND != 0,
         getdata_in_block: getdata_extensions & (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
             == (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND),

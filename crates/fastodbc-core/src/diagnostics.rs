@@ -19,6 +19,37 @@ pub struct DiagRecord {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Diagnostics {
     pub records: Vec<DiagRecord>,
+    /// The connection is lost, or was never made, though no record says so (the records hold
+    /// a general error): see `Error::on_connection`, `Error::on_connect`.
+    pub connection_failure: Option<ConnectionFailure>,
+}
+
+/// A connection failure a driver reported as a general error (SQLSTATE HY000).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnectionFailure {
+    /// The driver reports the connection dead (`SQL_ATTR_CONNECTION_DEAD`).
+    Dead,
+    /// `SQLDriverConnect` failed (MariaDB Connector/ODBC: `HY000 Can't connect to server`).
+    NotConnected,
+}
+
+impl ConnectionFailure {
+    /// ODBC's SQLSTATE for it: communication link failure, or unable to establish connection.
+    pub fn sqlstate(self) -> &'static str {
+        match self {
+            ConnectionFailure::Dead => "08S01",
+            ConnectionFailure::NotConnected => "08001",
+        }
+    }
+
+    fn note(self) -> &'static str {
+        match self {
+            ConnectionFailure::Dead => {
+                "the driver reports the connection dead (SQL_ATTR_CONNECTION_DEAD)"
+            }
+            ConnectionFailure::NotConnected => "no connection was made",
+        }
+    }
 }
 
 impl Diagnostics {
@@ -64,12 +95,33 @@ impl Diagnostics {
                 break;
             }
         }
-        Diagnostics { records }
+        Diagnostics {
+            records,
+            connection_failure: None,
+        }
     }
 
     /// SQLSTATE of the first record, the one that decides the exception class.
     /// A warning (class 01) that precedes the error is skipped: the error decides.
+    /// When the connection is lost, the state that says so (class 08) decides instead, or
+    /// `connection_failure`'s: code that retries on a lost connection must not see a driver's
+    /// general error.
     pub fn sqlstate(&self) -> &str {
+        let first = self.first_state();
+        if first.starts_with("08") {
+            return first;
+        }
+        match self.records.iter().find(|r| r.sqlstate.starts_with("08")) {
+            Some(r) => &r.sqlstate,
+            None => match self.connection_failure {
+                Some(failure) => failure.sqlstate(),
+                None => first,
+            },
+        }
+    }
+
+    /// The first error's SQLSTATE, as the driver reported it.
+    fn first_state(&self) -> &str {
         self.records
             .iter()
             .find(|r| !r.sqlstate.starts_with("01"))
@@ -78,8 +130,15 @@ impl Diagnostics {
             .unwrap_or("HY000")
     }
 
+    /// The connection is lost or was never made: a record of class 08 (connection exception)
+    /// says so, or `connection_failure` does.
+    pub fn connection_lost(&self) -> bool {
+        self.connection_failure.is_some()
+            || self.records.iter().any(|r| r.sqlstate.starts_with("08"))
+    }
+
     pub fn is_empty(&self) -> bool {
-        self.records.is_empty()
+        self.records.is_empty() && self.connection_failure.is_none()
     }
 }
 
@@ -97,6 +156,12 @@ impl fmt::Display for Diagnostics {
                 f.write_str("; ")?;
             }
             write!(f, "[{}] {} ({})", r.sqlstate, r.message, r.native)?;
+        }
+        if let Some(failure) = self.connection_failure {
+            if !self.records.is_empty() {
+                f.write_str("; ")?;
+            }
+            write!(f, "[{}] {}", failure.sqlstate(), failure.note())?;
         }
         Ok(())
     }
@@ -141,6 +206,76 @@ impl Error {
             Error::Interface(_) => "IM000",
         }
     }
+}
+
+impl Error {
+    /// This error, from a call on the connection `hdbc` or one of its statements, marked
+    /// `connection_dead` when the driver reports the connection dead. Drivers report some
+    /// failures of a lost connection as a general error (psqlODBC: `HY000 internal SAVEPOINT
+    /// failed`, `HY000 server closed the connection unexpectedly`), so a general error (class
+    /// HY) without a record of class 08 asks the driver. Only then: MariaDB Connector/ODBC
+    /// answers `SQL_ATTR_CONNECTION_DEAD` with a ping (one round trip).
+    pub(crate) fn on_connection(mut self, hdbc: ffi::Handle) -> Error {
+        if let Error::Odbc { diagnostics, .. } = &mut self {
+            if !hdbc.is_null()
+                && diagnostics.first_state().starts_with("HY")
+                && !diagnostics.connection_lost()
+                && connection_dead(hdbc)
+            {
+                diagnostics.connection_failure = Some(ConnectionFailure::Dead);
+            }
+        }
+        self
+    }
+
+    /// A COMMIT refused because the connection was lost before it: the server has rolled the
+    /// transaction back (`DriverTraits::commit_when_lost_succeeds`).
+    pub(crate) fn lost_before_commit() -> Error {
+        Error::Odbc {
+            function: "SQLEndTran",
+            diagnostics: Diagnostics {
+                records: vec![DiagRecord {
+                    sqlstate: ConnectionFailure::Dead.sqlstate().into(),
+                    native: 0,
+                    message:
+                        "the connection was lost before COMMIT: the transaction is rolled back"
+                            .into(),
+                }],
+                connection_failure: None,
+            },
+        }
+    }
+
+    /// This error of `SQLDriverConnect` marked `NotConnected` when it is a general error
+    /// (HY000): no connection was made, whatever the driver called the failure. Other states
+    /// (a refused login, an unknown database or driver) keep their meaning.
+    pub(crate) fn on_connect(mut self) -> Error {
+        if let Error::Odbc { diagnostics, .. } = &mut self {
+            if diagnostics.first_state() == "HY000" {
+                diagnostics.connection_failure = Some(ConnectionFailure::NotConnected);
+            }
+        }
+        self
+    }
+}
+
+/// `SQL_ATTR_CONNECTION_DEAD` of `hdbc`: false when the driver can't tell.
+pub(crate) fn connection_dead(hdbc: ffi::Handle) -> bool {
+    // SQLUINTEGER, but a driver writing a SQLULEN would write 8 bytes: room for both.
+    let mut value: u64 = 0;
+    // SAFETY: a live connection handle (the caller's); `value` has room for the widest
+    // integer a driver may write.
+    let ret = unsafe {
+        ffi::SQLGetConnectAttrW(
+            hdbc,
+            ffi::SQL_ATTR_CONNECTION_DEAD,
+            (&mut value as *mut u64).cast(),
+            std::mem::size_of::<u64>() as i32,
+            std::ptr::null_mut(),
+        )
+    };
+    (ret == ffi::SQL_SUCCESS || ret == ffi::SQL_SUCCESS_WITH_INFO)
+        && value & 0xFFFF_FFFF == ffi::SQL_CD_TRUE
 }
 
 impl fmt::Display for Error {
@@ -206,5 +341,83 @@ pub(crate) fn check(
             function,
             diagnostics: Diagnostics::read(handle_type, handle),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diagnostics(states: &[&str]) -> Diagnostics {
+        Diagnostics {
+            records: states
+                .iter()
+                .map(|s| DiagRecord {
+                    sqlstate: (*s).into(),
+                    native: 0,
+                    message: format!("message {s}"),
+                })
+                .collect(),
+            connection_failure: None,
+        }
+    }
+
+    fn odbc(states: &[&str]) -> Error {
+        Error::Odbc {
+            function: "SQLExecute",
+            diagnostics: diagnostics(states),
+        }
+    }
+
+    #[test]
+    fn the_first_error_decides_while_the_connection_lives() {
+        for (states, expected) in [
+            (&["HY000"][..], "HY000"),
+            (&["01000", "23505"][..], "23505"),
+            (&["57P01"][..], "57P01"),
+            (&["01004"][..], "01004"),
+        ] {
+            let d = diagnostics(states);
+            assert_eq!(d.sqlstate(), expected);
+            assert!(!d.connection_lost());
+        }
+    }
+
+    #[test]
+    fn a_lost_connection_decides_over_a_general_error() {
+        let d = diagnostics(&["HY000", "08S01"]);
+        assert!(d.connection_lost());
+        assert_eq!(d.sqlstate(), "08S01");
+        let mut d = diagnostics(&["HY000"]);
+        d.connection_failure = Some(ConnectionFailure::Dead);
+        assert!(d.connection_lost());
+        assert_eq!(d.sqlstate(), "08S01");
+        let text = d.to_string();
+        assert!(
+            text.starts_with("[HY000] message HY000 (0); [08S01] "),
+            "{text}"
+        );
+        assert!(text.contains("SQL_ATTR_CONNECTION_DEAD"), "{text}");
+    }
+
+    #[test]
+    fn a_connect_failing_with_a_general_error_made_no_connection() {
+        let e = odbc(&["HY000"]).on_connect();
+        assert_eq!(e.sqlstate(), "08001");
+        let e = odbc(&["28000"]).on_connect();
+        assert_eq!(e.sqlstate(), "28000");
+        let Error::Odbc { diagnostics, .. } = e else {
+            unreachable!("an ODBC error stays one")
+        };
+        assert!(!diagnostics.connection_lost());
+    }
+
+    #[test]
+    fn errors_that_say_more_than_a_general_error_ask_no_driver() {
+        // (A null handle is never asked.)
+        let e = odbc(&["23505"]).on_connection(std::ptr::null_mut());
+        assert_eq!(e.sqlstate(), "23505");
+        let e = odbc(&["HY000", "08S01"]).on_connection(std::ptr::null_mut());
+        assert_eq!(e.sqlstate(), "08S01");
     }
 }

@@ -17,7 +17,7 @@ pub mod types;
 
 pub use block::{Cell, RowBlock};
 pub use connection::{AttrValue, Connection, DriverTraits};
-pub use diagnostics::{DiagRecord, Diagnostics, Error, Result};
+pub use diagnostics::{ConnectionFailure, DiagRecord, Diagnostics, Error, Result};
 pub use params::{BindOptions, ParamBatch, ParamValue, TextEncoding};
 pub use plan::{ColumnDescription, ColumnPlan, Decoding, ResultPlan, TextCodec, ValueKind};
 pub use statement::{CatalogFunction, LentFetch, Statement, StatementHandle};

@@ -165,6 +165,9 @@ const READ_AHEAD_AFTER: usize = 3;
 
 pub struct Statement {
     h: ffi::Handle,
+    /// The connection's handle, asked whether it is dead after a general error
+    /// (`Error::on_connection`); it outlives the statement.
+    dbc: ffi::Handle,
     traits: DriverTraits,
     /// Parameters stay alive until the execution that reads them is over.
     params: Option<ParamBatch>,
@@ -208,6 +211,7 @@ impl Statement {
         )?;
         let mut stmt = Statement::without_handle(conn.traits);
         stmt.h = h;
+        stmt.dbc = conn.handle();
         let fetched = &mut *stmt.fetched as *mut ffi::ULen as *mut _;
         stmt.set_attr_ptr(ffi::SQL_ATTR_ROWS_FETCHED_PTR, fetched)?;
         Ok(stmt)
@@ -218,6 +222,7 @@ impl Statement {
     fn without_handle(traits: DriverTraits) -> Statement {
         Statement {
             h: null_mut(),
+            dbc: null_mut(),
             traits,
             params: None,
             result: None,
@@ -240,6 +245,7 @@ impl Statement {
     }
 
     fn check(&mut self, ret: ffi::SqlReturn, function: &'static str) -> Result<bool> {
+        let dbc = self.dbc;
         check(
             ret,
             ffi::SQL_HANDLE_STMT,
@@ -247,6 +253,7 @@ impl Statement {
             function,
             Some(&mut self.messages),
         )
+        .map_err(|e| e.on_connection(dbc))
     }
 
     /// Closes any open cursor and forgets bindings, so the handle can run another statement.
@@ -838,7 +845,7 @@ impl Statement {
                 // Nothing of this block is served (it may be the spare, holding rows of an
                 // earlier block); a retry fetches again.
                 rs.block.rows = 0;
-                return Err(e);
+                return Err(e.on_connection(self.dbc));
             }
         };
         rs.fetches += 1;

@@ -38,6 +38,9 @@ fn class_name(e: &Error) -> &'static str {
             diagnostics,
             function: "SQLDriverConnectW",
         } if diagnostics.sqlstate().starts_with("01") => "InterfaceError",
+        // Code that retries on a lost connection catches OperationalError, whatever the driver
+        // called the failure.
+        Error::Odbc { diagnostics, .. } if diagnostics.connection_lost() => "OperationalError",
         Error::Odbc { diagnostics, .. } => class_for_sqlstate(diagnostics.sqlstate()),
         Error::Truncated { .. } | Error::Decode { .. } | Error::Data(_) => "DataError",
         Error::Programming(_) => "ProgrammingError",
