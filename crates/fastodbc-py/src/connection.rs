@@ -10,7 +10,7 @@ use fastodbc_core::{AttrValue, Decoding, TextCodec, TextEncoding};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
-use crate::cursor::CursorShared;
+use crate::cancel::CursorShared;
 use crate::errors::{self, IntoPyResult};
 use crate::info;
 

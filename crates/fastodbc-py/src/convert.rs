@@ -211,15 +211,18 @@ impl Converter {
                 .call_method1("decode", (&**codec,))?
                 .unbind(),
             Converter::Binary => PyBytes::new(py, b).into_any().unbind(),
-            Converter::Bool => PyBool::new(py, b[0] != 0).to_owned().into_any().unbind(),
+            Converter::Bool => {
+                let v = *b.first().ok_or_else(|| bad("bit"))?;
+                PyBool::new(py, v != 0).to_owned().into_any().unbind()
+            }
             Converter::Int => {
-                let v = i64::from_ne_bytes(b[..8].try_into().map_err(|_| bad("integer"))?);
+                let v = i64::from_ne_bytes(fixed(b).ok_or_else(|| bad("integer"))?);
                 v.into_pyobject(py)?.into_any().unbind()
             }
             Converter::IntText => number_object(py, NumberText::integer(b), b, column)?,
             Converter::FloatText => number_object(py, NumberText::float(b), b, column)?,
             Converter::Float => {
-                let v = f64::from_ne_bytes(b[..8].try_into().map_err(|_| bad("double"))?);
+                let v = f64::from_ne_bytes(fixed(b).ok_or_else(|| bad("double"))?);
                 PyFloat::new(py, v).into_any().unbind()
             }
             Converter::Decimal => {
@@ -229,7 +232,7 @@ impl Converter {
                 py_types(py)?.decimal.bind(py).call1((s,))?.unbind()
             }
             Converter::Date => {
-                let d = temporal::read_date(b);
+                let d = temporal::read_date(&fixed::<6>(b).ok_or_else(|| bad("date"))?);
                 PyDate::new(py, d.year as i32, d.month as u8, d.day as u8)?
                     .into_any()
                     .unbind()
@@ -239,7 +242,7 @@ impl Converter {
                 PyTime::new(py, h, m, s, us, None)?.into_any().unbind()
             }
             Converter::Timestamp => {
-                let t = temporal::read_timestamp(b);
+                let t = temporal::read_timestamp(&fixed::<16>(b).ok_or_else(|| bad("timestamp"))?);
                 if !t.fraction.is_multiple_of(1000) {
                     return Err(errors::data_error(
                         py,
@@ -262,7 +265,7 @@ impl Converter {
                 .unbind()
             }
             Converter::Guid => {
-                let raw = guid::guid_to_rfc_bytes(b);
+                let raw = guid::guid_to_rfc_bytes(&fixed::<16>(b).ok_or_else(|| bad("GUID"))?);
                 let kwargs = PyDict::new(py);
                 kwargs.set_item("bytes", PyBytes::new(py, &raw))?;
                 py_types(py)?
@@ -274,6 +277,13 @@ impl Converter {
             Converter::User(f) => f.bind(py).call1((PyBytes::new(py, b),))?.unbind(),
         })
     }
+}
+
+/// The first `N` bytes of a fixed-size C type's value; `None` when the driver reported it
+/// shorter (a length indicator it did not fill as the type says).
+#[inline]
+fn fixed<const N: usize>(b: &[u8]) -> Option<[u8; N]> {
+    b.get(..N)?.try_into().ok()
 }
 
 /// A number column's value read from its text: the number, or the text itself.

@@ -4,19 +4,18 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+use std::sync::{Arc, MutexGuard, TryLockError};
 
 use fastodbc_core::array_insert::{self, ArrayInsert};
 use fastodbc_core::compiled_insert;
 use fastodbc_core::params::{split_runs, NullType};
 use fastodbc_core::sqlscan::{count_markers, InsertValues};
 use fastodbc_core::types::text::to_utf16;
-use fastodbc_core::{
-    BindOptions, CatalogFunction, LentFetch, ParamBatch, ParamValue, Statement, StatementHandle,
-};
+use fastodbc_core::{BindOptions, CatalogFunction, LentFetch, ParamBatch, ParamValue, Statement};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyList, PyString, PyTuple};
 
+use crate::cancel::{closed_cursor, CursorShared};
 use crate::connection::{lock, Connection, Settings};
 use crate::convert::{type_code, Converter};
 use crate::errors::{self, IntoPyResult};
@@ -97,7 +96,6 @@ pub struct CursorState {
     /// The next block, fetched on a fetch thread while iteration serves the rows converted
     /// from the current one (`next_row`): `stmt` is a stand-in until `take_back`.
     lent: Option<LentFetch>,
-    closed: bool,
     result: Option<ResultView>,
     rowcount: i64,
     arraysize: usize,
@@ -108,29 +106,19 @@ pub struct CursorState {
 }
 
 impl CursorState {
+    /// Frees the statement, after taking it back from a fetch thread (`CursorShared::close`).
+    pub(crate) fn free(&mut self, py: Python<'_>) {
+        self.take_back(py);
+        self.result = None;
+        self.stmt = None;
+    }
+
     /// Takes the statement back from the fetch `next_row` left running, waiting for it with
     /// the GIL released: before any other use of the statement, and before it is dropped.
     fn take_back(&mut self, py: Python<'_>) {
         if let (Some(lent), Some(stmt)) = (self.lent.take(), self.stmt.as_mut()) {
             stmt.take_back(lent, |join| py.allow_threads(join));
         }
-    }
-}
-
-pub struct CursorShared {
-    state: Mutex<CursorState>,
-    cancel: Mutex<Option<StatementHandle>>,
-}
-
-impl CursorShared {
-    /// Frees the statement handle; the cursor answers ProgrammingError afterwards.
-    pub fn close(&self, py: Python<'_>) {
-        *lock(py, &self.cancel) = None;
-        let mut st = lock(py, &self.state);
-        st.take_back(py);
-        st.result = None;
-        st.stmt = None;
-        st.closed = true;
     }
 }
 
@@ -183,6 +171,17 @@ impl Cursor {
         let st = match self.shared.state.try_lock() {
             Ok(g) => g,
             Err(TryLockError::Poisoned(p)) => p.into_inner(),
+            // `close` (the cursor's or the connection's) holds the state while it frees the
+            // statement.
+            Err(TryLockError::WouldBlock) if self.shared.is_closed() => {
+                return Err(closed_cursor(py))
+            }
+            Err(TryLockError::WouldBlock) if self.conn().check_open(py).is_err() => {
+                return Err(errors::programming(
+                    py,
+                    "Attempt to use a closed connection.",
+                ))
+            }
             Err(TryLockError::WouldBlock) => {
                 return Err(errors::programming(
                     py,
@@ -190,8 +189,8 @@ impl Cursor {
                 ))
             }
         };
-        if st.closed {
-            return Err(errors::programming(py, "Attempt to use a closed cursor."));
+        if self.shared.is_closed() {
+            return Err(closed_cursor(py));
         }
         self.conn().check_open(py)?;
         Ok(st)
@@ -213,12 +212,12 @@ impl Cursor {
                 ));
             };
             let stmt = Statement::new(conn).py(py)?;
-            *lock(py, &self.shared.cancel) = Some(stmt.handle());
+            self.shared.cancel.set_handle(py, stmt.handle());
             st.stmt = Some(stmt);
         }
         match st.stmt.as_mut() {
             Some(s) => Ok(s),
-            None => Err(errors::programming(py, "Attempt to use a closed cursor.")),
+            None => Err(closed_cursor(py)),
         }
     }
 
@@ -316,6 +315,7 @@ impl Cursor {
         st.result = None;
         st.messages.clear();
         st.rowcount = -1;
+        self.shared.cancel.clear_request();
         let mut values = Vec::new();
         for (i, p) in params.try_iter()?.enumerate() {
             values.push(to_param(py, &p?, i, settings.refuse_nul)?);
@@ -346,6 +346,7 @@ impl Cursor {
         let manual = conn.in_manual_commit();
         let prepare =
             stmt.traits().prepare_always && manual && conn.shared.txn_dirty.load(Ordering::Acquire);
+        let gate = &self.shared.cancel;
         let r = py.allow_threads(|| {
             stmt.reset();
             if !values.is_empty() {
@@ -353,12 +354,18 @@ impl Cursor {
             }
             if prepare {
                 stmt.prepare(&sql16)?;
+            }
+            let executing = gate.executing()?;
+            executing.finish(if prepare {
                 stmt.execute()
             } else {
                 stmt.exec_direct(&sql16)
-            }
+            })
         });
         st.messages = message_tuples(&stmt.messages);
+        if r.is_err() && self.shared.is_closed() {
+            return Err(closed_cursor(py));
+        }
         r.py(py)?;
         self.open_result(py, st, &settings, false)?;
         if manual && st.result.is_none() {
@@ -374,6 +381,8 @@ impl Cursor {
         st.result = None;
         st.messages.clear();
         st.rowcount = -1;
+        self.shared.cancel.clear_request();
+        let gate = &self.shared.cancel;
         let max_rows = if st.fast_executemany {
             PARAM_CHUNK_ROWS
         } else {
@@ -483,7 +492,8 @@ impl Cursor {
             }
             if let Some(plan) = &arrays {
                 let r = py.allow_threads(|| {
-                    stmt.execute_batch(ParamBatch::build(&[plan.params(&rows)], opts, &[])?)
+                    let batch = ParamBatch::build(&[plan.params(&rows)], opts, &[])?;
+                    gate.executing()?.finish(stmt.execute_batch(batch))
                 });
                 messages.extend(message_tuples(&stmt.messages));
                 rowcount.add(r.py(py)?);
@@ -506,7 +516,8 @@ impl Cursor {
                             stmt.reset();
                             stmt.prepare(text)?;
                         }
-                        stmt.execute_batch(ParamBatch::build(&[flat], opts, &types)?)
+                        let batch = ParamBatch::build(&[flat], opts, &types)?;
+                        gate.executing()?.finish(stmt.execute_batch(batch))
                     });
                     prepared_rows = part.len();
                     messages.extend(message_tuples(&stmt.messages));
@@ -539,7 +550,8 @@ impl Cursor {
                 let described: Vec<NullType> = null_types.iter().map(|t| t.flatten()).collect();
                 let array = part.len() > 1;
                 let r = py.allow_threads(|| {
-                    stmt.execute_batch(ParamBatch::build(part, opts, &described)?)
+                    let batch = ParamBatch::build(part, opts, &described)?;
+                    gate.executing()?.finish(stmt.execute_batch(batch))
                 });
                 messages.extend(message_tuples(&stmt.messages));
                 let n = r.py(py)?;
@@ -593,6 +605,9 @@ impl Cursor {
                 return Ok(None);
             }
         }
+        // Closed or cancelled from another thread while this one waited for a block: its rows
+        // are not served.
+        self.shared.interrupted(py)?;
         if let Some(lent) = view.read_ahead.then(|| stmt.lend()).flatten() {
             let block = lent.block();
             let mut ready = VecDeque::new();
@@ -645,6 +660,7 @@ impl Cursor {
             return Err(no_results());
         };
         while left > 0 {
+            self.shared.interrupted(py)?;
             let in_block = stmt.result.as_ref().map_or(0, |r| r.block.len());
             if view.pos >= in_block {
                 let n = py.allow_threads(|| stmt.fetch_block()).py(py)?;
@@ -680,7 +696,7 @@ impl Drop for Cursor {
     fn drop(&mut self) {
         // Free the statement before the connection reference (a field) is released: freeing
         // the connection first would leave a dangling statement handle.
-        *self.shared.cancel.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        self.shared.cancel.forget();
         let mut st = self.shared.state.lock().unwrap_or_else(|p| p.into_inner());
         if let (Some(lent), Some(stmt)) = (st.lent.take(), st.stmt.as_mut()) {
             // The fetch thread needs no GIL to finish.
@@ -767,21 +783,17 @@ impl Cursor {
     fn new(py: Python<'_>, connection: &Bound<'_, Connection>) -> PyResult<Self> {
         let conn = connection.get();
         conn.check_open(py)?;
-        let shared = Arc::new(CursorShared {
-            state: Mutex::new(CursorState {
-                stmt: None,
-                lent: None,
-                closed: false,
-                result: None,
-                rowcount: -1,
-                arraysize: 1,
-                fast_executemany: true,
-                noscan: false,
-                timeout_applied: 0,
-                messages: Vec::new(),
-            }),
-            cancel: Mutex::new(None),
-        });
+        let shared = Arc::new(CursorShared::new(CursorState {
+            stmt: None,
+            lent: None,
+            result: None,
+            rowcount: -1,
+            arraysize: 1,
+            fast_executemany: true,
+            noscan: false,
+            timeout_applied: 0,
+            messages: Vec::new(),
+        }));
         let mut cursors = lock(py, &conn.shared.cursors);
         cursors.retain(|w| w.strong_count() > 0);
         cursors.push(Arc::downgrade(&shared));
@@ -888,20 +900,18 @@ impl Cursor {
         Ok(true)
     }
 
-    /// Closes the cursor and frees its statement handle.
+    /// Closes the cursor and frees its statement handle. A thread using the cursor meanwhile
+    /// gets ProgrammingError at its next row or block, an execution in progress is cancelled.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         self.shared.close(py);
         Ok(())
     }
 
-    /// Asks the driver to cancel the statement running on this cursor (from another thread).
+    /// Cancels the statement this cursor runs, from another thread: an execution in progress
+    /// fails with the driver's error for a cancel; a result being read raises OperationalError
+    /// HY008 at its next block.
     fn cancel(&self, py: Python<'_>) -> PyResult<()> {
-        let guard = lock(py, &self.shared.cancel);
-        if let Some(h) = guard.as_ref() {
-            let h = *h;
-            py.allow_threads(|| h.cancel()).py(py)?;
-        }
-        Ok(())
+        self.shared.cancel.cancel(py)
     }
 
     /// Runs a catalog function; `kind` is "tables", "columns" or "primaryKeys".
@@ -929,6 +939,7 @@ impl Cursor {
         let st = &mut *guard;
         st.result = None;
         st.messages.clear();
+        this.shared.cancel.clear_request();
         let stmt = this.statement(py, st)?;
         let wide: Vec<Option<Vec<u16>>> = args.iter().map(|a| a.as_deref().map(to_utf16)).collect();
         py.allow_threads(|| {
@@ -1015,8 +1026,8 @@ impl Cursor {
 
     /// True once closed (or its connection closed).
     #[getter]
-    fn closed(&self, py: Python<'_>) -> bool {
-        lock(py, &self.shared.state).closed || self.conn().shared.closed.load(Ordering::Acquire)
+    fn closed(&self) -> bool {
+        self.shared.is_closed() || self.conn().shared.closed.load(Ordering::Acquire)
     }
 }
 

@@ -1,6 +1,7 @@
 //! PyO3 glue for fastodbc: Python classes, GIL release, error mapping and object conversion
 //! over `fastodbc-core`.
 
+mod cancel;
 mod connection;
 mod convert;
 mod cursor;
