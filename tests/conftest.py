@@ -21,6 +21,9 @@ import hashlib
 import importlib
 import os
 import re
+import subprocess
+import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +85,27 @@ class Profile:
         "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < {n}) "
         "SELECT i FROM s"
     )
+    # -- faults (tests/test_faults.py); None where the database has no such thing
+    busy_sql: str = (  # runs for a minute or more unless interrupted
+        "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 1000000000) "
+        "SELECT COUNT(*) FROM s"
+    )
+    # SQLSTATE -> exception class of an execution cancel() interrupted; HY008 is fastodbc's
+    # own, for a cancel that came just after the driver finished or while a result was read.
+    cancelled: dict[str, str] = dataclasses.field(default_factory=lambda: {"HY008": "OperationalError"})
+    timed_out: tuple[str, ...] = ("HYT00", "HYT01")  # SQLSTATEs of a query timeout (OperationalError)
+    session_id_sql: str | None = None  # this session's id on the server
+    kill_session_sql: str | None = None  # ends session {id}, from another session
+    session_count_sql: str | None = None  # 1 while session {id} exists, 0 once it is gone
+    lost_connection_states: tuple[str, ...] = ("08",)  # SQLSTATE prefixes of a lost connection
+    streaming_attrs: str | None = None  # connection attributes with which results stream
+    # Makes COMMIT of rows inserted into table {t} wait {s} seconds a row, in the server; and
+    # what drops it again beside the table.
+    slow_commit_ddl: tuple[str, ...] = ()
+    slow_commit_cleanup: tuple[str, ...] = ()
+    # Environment variables naming the script that halts and resumes the test server
+    # (scripts/pg.sh, scripts/mariadb.sh) and that server's port.
+    server_ctl_env: tuple[str, str] | None = None
 
     def ddl(self, kind: str) -> str:
         """DDL for an abstract column type ('int', 'bigint', 'text', 'bytes', ...)."""
@@ -109,6 +133,53 @@ class Profile:
 
     def time_roundtrip(self, value: datetime.time) -> datetime.time:
         return value.replace(microsecond=_truncate_us(value.microsecond, self.time_precision))
+
+    def session_id(self, cnxn) -> int:
+        """The server's id of the session behind connection `cnxn`."""
+        return int(cnxn.cursor().execute(self.session_id_sql).fetchval())
+
+    def kill_session(self, admin, session_id: int, wait: float = 10.0) -> None:
+        """Ends session `session_id` from connection `admin` (autocommit) and waits until the
+        server has let it go."""
+        admin.cursor().execute(self.kill_session_sql.format(id=int(session_id)))
+        deadline = time.monotonic() + wait
+        count = self.session_count_sql.format(id=int(session_id))
+        while admin.cursor().execute(count).fetchval():
+            assert time.monotonic() < deadline, f"session {session_id} still there after {wait} s"
+            time.sleep(0.01)
+
+    def server_control(self) -> ServerControl | None:
+        """Stops and starts this profile's server, when the environment names the script that
+        does it for the server the connection string points at (build/*.env of scripts/)."""
+        if self.server_ctl_env is None:
+            return None
+        script, port = (os.environ.get(name) for name in self.server_ctl_env)
+        if not script or not port or not re.search(rf"(?i)(^|;)\s*port={port}\s*(;|$)", self.connstr):
+            return None
+        return ServerControl(script)
+
+
+class ServerControl:
+    """Halts and resumes a test server through its script (scripts/pg.sh, scripts/mariadb.sh):
+    same data, same port."""
+
+    def __init__(self, script: str):
+        self.script = script
+
+    def _run(self, command: str) -> None:
+        # Output to a file, not a pipe: the server started by `resume` may hold on to the
+        # script's stdout (a descriptor bash leaves open), and reading a pipe to its end would
+        # wait for the server to exit.
+        with tempfile.TemporaryFile("w+") as out:
+            done = subprocess.run(["bash", self.script, command], stdout=out, stderr=out, timeout=120)
+            out.seek(0)
+            assert done.returncode == 0, f"{self.script} {command}: {out.read()}"
+
+    def halt(self) -> None:
+        self._run("halt")
+
+    def resume(self) -> None:
+        self._run("resume")
 
 
 def _truncate_us(us: int, digits: int) -> int:
@@ -189,6 +260,7 @@ def sqlite_profile(path: Path) -> Profile:
         syntax_error=("HY000", "Error"),  # sqliteodbc reports every error as HY000
         unique_violation=("HY000", "Error"),
         missing_table=("HY000", "Error"),
+        cancelled={"HY000": "DatabaseError", "HY008": "OperationalError"},  # "interrupted"
     )
 
 
@@ -203,6 +275,23 @@ def postgresql_profile(connstr: str) -> Profile:
         untyped_param_is_text=True,
         select_rowcount_known=True,  # UseDeclareFetch=0: the driver holds the whole result
         series_sql="SELECT i FROM generate_series(1, {n}) AS s(i)",
+        busy_sql="SELECT pg_sleep(60)",
+        cancelled={"57014": "OperationalError", "HY008": "OperationalError"},
+        timed_out=("57014", "HYT00", "HYT01"),
+        session_id_sql="SELECT pg_backend_pid()",
+        kill_session_sql="SELECT pg_terminate_backend({id})",
+        session_count_sql="SELECT COUNT(*) FROM pg_stat_activity WHERE pid = {id}",
+        # 57P01: "terminating connection due to administrator command", the server's goodbye.
+        lost_connection_states=("08", "57P01"),
+        streaming_attrs="UseDeclareFetch=1;Fetch=100",  # a server-side cursor
+        slow_commit_ddl=(
+            "CREATE OR REPLACE FUNCTION {t}_slow() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN PERFORM pg_sleep({s}); RETURN NULL; END $$",
+            "CREATE CONSTRAINT TRIGGER {t}_slow AFTER INSERT ON {t} DEFERRABLE INITIALLY DEFERRED "
+            "FOR EACH ROW EXECUTE FUNCTION {t}_slow()",
+        ),
+        slow_commit_cleanup=("DROP FUNCTION IF EXISTS {t}_slow() CASCADE",),
+        server_ctl_env=("FASTODBC_PG_CTL", "FASTODBC_PG_PORT"),
     )
 
 
@@ -217,6 +306,14 @@ def mariadb_profile(connstr: str) -> Profile:
         ),
         ddl_map=MARIADB_DDL,
         series_sql="SELECT seq AS i FROM seq_1_to_{n}",
+        honours_query_timeout=False,  # Connector/ODBC 3.1.15 accepts SQL_ATTR_QUERY_TIMEOUT, ignores it
+        busy_sql="SELECT SLEEP(60)",
+        # The driver's KILL QUERY (error 1317, "Query execution was interrupted") as HY018.
+        cancelled={"HY018": "DatabaseError", "HY008": "OperationalError"},
+        session_id_sql="SELECT CONNECTION_ID()",
+        kill_session_sql="KILL {id}",
+        session_count_sql="SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = {id}",
+        server_ctl_env=("FASTODBC_MARIADB_CTL", "FASTODBC_MARIADB_PORT"),
     )
 
 
