@@ -99,6 +99,9 @@ class Profile:
     missing_table: tuple[str, str] = ("42", "ProgrammingError")
     # A statement stopped by cancel(): (exception class name, SQLSTATEs).
     cancelled: tuple[str, tuple[str, ...]] = ("OperationalError", ("HY008",))
+    # A time limit the server puts on each statement: (SQL setting it to 0.5 s, a query that
+    # runs longer and fails when it expires, SQLSTATEs of that failure); None: no such limit.
+    server_time_limit: tuple[str, str, tuple[str, ...]] | None = None
     syntax_error_text: str = "syntax error"  # in the message of a syntax error
     unique_violation_text: str = "unique"  # in the message of a unique violation
     statement_level_rollback: bool = True  # a failed statement leaves the transaction open
@@ -335,6 +338,7 @@ def postgresql_profile(connstr: str) -> Profile:
         cancelled=("OperationalError", ("57014", "HY008")),  # the server's query_canceled
         series_sql="SELECT i FROM generate_series(1, {n}) AS s(i)",
         sleep_sql="SELECT pg_sleep({seconds})",
+        server_time_limit=("SET statement_timeout = 500", "SELECT pg_sleep(5)", ("57014",)),
         short_description=(";MaxVarcharSize=5;MaxLongVarcharSize=5", "VARCHAR"),
         # A server-side cursor computes rows as they are fetched.
         slow_fetch=(";UseDeclareFetch=1;Fetch=50", "pg_sleep(0.002)::text = ''"),
@@ -387,8 +391,12 @@ def mariadb_profile(connstr: str) -> Profile:
         bad_cast_raises=False,  # CAST('abc' AS INTEGER) is 0, with a warning
         division_by_zero_raises=False,  # 1/0 is NULL, with a warning
         honours_query_timeout=False,  # Connector/ODBC 3.1 answers 01S02 "no timeout"
-        # Connector/ODBC reports the server's 70100 "Query execution was interrupted" as HY018.
-        cancelled=("DatabaseError", ("HY018",)),
+        # SLEEP() would return 1 when the limit stops it: a query that fails instead.
+        server_time_limit=(
+            "SET SESSION max_statement_time = 0.5",
+            "SELECT COUNT(*) FROM seq_1_to_100000 a, seq_1_to_100000 b",
+            ("HYT00",),
+        ),
         syntax_error_text="error in your SQL syntax",
         unique_violation_text="duplicate entry",
         series_sql="SELECT seq AS i FROM seq_1_to_{n}",

@@ -420,3 +420,20 @@ def test_query_timeout_cancels_long_query(db, backend, connect):
     # The connection is still usable afterwards.
     c.rollback()
     assert cur.execute("SELECT 1").fetchone()[0] == 1
+
+
+def test_server_time_limit_fails_the_statement(db, backend, connect):
+    # The server's own statement time limit (PostgreSQL statement_timeout, MariaDB
+    # max_statement_time) is an OperationalError with a timeout's SQLSTATE.
+    if backend.server_time_limit is None:
+        pytest.skip(f"{backend.name} puts no time limit on statements")
+    set_limit, slow_sql, states = backend.server_time_limit
+    c = connect(autocommit=True)
+    cur = c.cursor()
+    cur.execute(set_limit)
+    start = time.monotonic()
+    with pytest.raises(db.OperationalError) as exc:
+        cur.execute(slow_sql).fetchall()
+    assert time.monotonic() - start < 4
+    assert exc.value.args[0] in states, exc.value.args
+    assert cur.execute("SELECT 1").fetchone()[0] == 1

@@ -114,6 +114,8 @@ pub struct DriverTraits {
     /// `uuid.UUID` parameters go as their 36-character text, not SQL_C_GUID: MariaDB
     /// Connector/ODBC 3.1 sends a SQL_GUID struct as its 16 bytes in memory order (Data1-3
     /// little-endian), which a UUID column stores byte-swapped and a text column refuses.
+    /// (Its misleading SQLSTATEs are restated by native error in fastodbc-py's
+    /// `errors::MYSQL_RESTATED`: a failed connect has no driver name to look up.)
     pub guid_as_text: bool,
 }
 

@@ -30,19 +30,39 @@ pub fn class_for_sqlstate(state: &str) -> &'static str {
     }
 }
 
-/// A connect that failed because the server could not be reached, reported by a MySQL-family
-/// client library (MariaDB Connector/ODBC 3.1) as HY000 with its client error 2002
-/// (CR_CONNECTION_ERROR), 2003 (CR_CONN_HOST_ERROR) or 2005 (CR_UNKNOWN_HOST): the driver maps
-/// only a connection lost later (2006, 2013) to 08S01. Raised as what it is, 08001.
-fn unreachable_server(e: &Error) -> bool {
-    matches!(e, Error::Odbc { diagnostics, function: "SQLDriverConnectW" }
-        if diagnostics.sqlstate() == "HY000"
-            && diagnostics.records.iter().any(|r| matches!(r.native, 2002 | 2003 | 2005)))
+/// Failures a MySQL-family client library (MariaDB Connector/ODBC 3.1) reports under a
+/// SQLSTATE that hides what happened, told apart by its native error: (the driver's SQLSTATE,
+/// native errors, the SQLSTATE raised). All three are OperationalError.
+const MYSQL_RESTATED: &[(&str, &[i32], &str)] = &[
+    // CR_CONNECTION_ERROR, CR_CONN_HOST_ERROR, CR_UNKNOWN_HOST: the server can't be reached
+    // (the driver maps only a connection lost later, 2006 / 2013, to 08S01).
+    ("HY000", &[2002, 2003, 2005], "08001"),
+    // ER_QUERY_INTERRUPTED: cancel() or KILL QUERY (the server's 70100, which the driver
+    // calls "Server declined cancel request").
+    ("HY018", &[1317], "HY008"),
+    // ER_STATEMENT_TIMEOUT: the server's max_statement_time expired.
+    ("HY018", &[1969], "HYT00"),
+];
+
+/// The SQLSTATE to raise instead of the driver's, for the failures of `MYSQL_RESTATED`.
+fn restated(e: &Error) -> Option<&'static str> {
+    let Error::Odbc { diagnostics, .. } = e else {
+        return None;
+    };
+    let state = diagnostics.sqlstate();
+    MYSQL_RESTATED.iter().find_map(|(from, natives, to)| {
+        (state == *from
+            && diagnostics
+                .records
+                .iter()
+                .any(|r| natives.contains(&r.native)))
+        .then_some(*to)
+    })
 }
 
 fn class_name(e: &Error) -> &'static str {
     match e {
-        _ if unreachable_server(e) => "OperationalError",
+        _ if restated(e).is_some() => "OperationalError",
         // A connect that fails with only a warning-class record (the driver manager's "can't
         // open lib") is an interface problem.
         Error::Odbc {
@@ -77,11 +97,7 @@ pub fn db_error(py: Python<'_>, class: &str, sqlstate: &str, message: String) ->
 }
 
 pub fn to_py(py: Python<'_>, e: Error) -> PyErr {
-    let sqlstate = if unreachable_server(&e) {
-        "08001"
-    } else {
-        e.sqlstate()
-    };
+    let sqlstate = restated(&e).unwrap_or(e.sqlstate());
     db_error(py, class_name(&e), sqlstate, e.to_string())
 }
 
