@@ -534,6 +534,7 @@ mod tests {
             recoverable: true,
             numbers_as_text: true,
             integers_as_text: false,
+            wide_text_via_getdata: false,
         };
         let utf8 = Decoding {
             char: TextCodec::Utf8,

@@ -76,6 +76,9 @@ pub struct BindOptions {
     pub text: TextEncoding,
     /// Send timestamps as `YYYY-MM-DD HH:MM:SS.ffffff` text (see `DriverTraits`).
     pub timestamp_as_text: bool,
+    /// Describe time parameters (always text) as SQL_VARCHAR, not SQL_TYPE_TIME
+    /// (`DriverTraits::time_as_varchar`).
+    pub time_as_varchar: bool,
 }
 
 /// Longest text (characters) or binary (bytes) bound as VARCHAR/VARBINARY; longer values are
@@ -227,7 +230,11 @@ fn build_column(
                 .max()
                 .unwrap_or(0);
             let size = if digits > 0 { 15 } else { 8 };
-            (ffi::SQL_C_CHAR, ffi::SQL_TYPE_TIME, size, digits, 16)
+            if opts.time_as_varchar {
+                (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR, size, 0, 16)
+            } else {
+                (ffi::SQL_C_CHAR, ffi::SQL_TYPE_TIME, size, digits, 16)
+            }
         }
         Some(ParamKind::Decimal) => {
             let (mut int_digits, mut scale, mut longest) = (1usize, 0i16, 1usize);
@@ -439,6 +446,7 @@ mod tests {
     const UTF16: BindOptions = BindOptions {
         text: TextEncoding::Utf16,
         timestamp_as_text: false,
+        time_as_varchar: false,
     };
 
     #[test]

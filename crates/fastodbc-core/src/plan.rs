@@ -114,6 +114,9 @@ pub struct PlanOptions {
     pub numbers_as_text: bool,
     /// Integer columns are fetched as their text (`DriverTraits::integers_as_text`).
     pub integers_as_text: bool,
+    /// Text fetched as SQL_C_WCHAR is read with `SQLGetData`, never bound
+    /// (`DriverTraits::wide_text_via_getdata`).
+    pub wide_text_via_getdata: bool,
 }
 
 /// Bytes of a number column fetched as text: `-9223372036854775808` or a double with 15
@@ -258,7 +261,10 @@ impl ColumnPlan {
                 (Text, Some(c.clone()), c.c_type(), elem, false)
             }
         };
-        let streamed = long || elem == 0 || elem > MAX_BOUND_ELEMENT;
+        let streamed = long
+            || elem == 0
+            || elem > MAX_BOUND_ELEMENT
+            || (opts.wide_text_via_getdata && kind == Text && c_type == ffi::SQL_C_WCHAR);
         // Fixed-size C types are laid out at their own size (drivers ignore the buffer length
         // for them in column-wise arrays); variable ones get 8-byte strides.
         let fixed = !is_variable(c_type);
@@ -398,6 +404,7 @@ mod tests {
             recoverable: true,
             numbers_as_text: false,
             integers_as_text: false,
+            wide_text_via_getdata: false,
         };
         let p = ColumnPlan::choose_with(desc(ffi::SQL_WLONGVARCHAR, 8190), &utf8(), opts);
         assert!(!p.streamed);
@@ -423,12 +430,34 @@ mod tests {
     }
 
     #[test]
+    fn wide_text_streams_where_the_driver_binds_it_wrong() {
+        let opts = PlanOptions {
+            recoverable: true,
+            wide_text_via_getdata: true,
+            ..PlanOptions::default()
+        };
+        let wide = Decoding {
+            char: TextCodec::Utf16,
+            wchar: TextCodec::Utf16,
+        };
+        for (t, size) in [(ffi::SQL_WVARCHAR, 10), (ffi::SQL_WLONGVARCHAR, 1 << 30)] {
+            let p = ColumnPlan::choose_with(desc(t, size), &wide, opts);
+            assert!(p.streamed && !p.may_truncate, "{t} {size}");
+        }
+        // Narrow text and other types keep their bound buffers.
+        let p = ColumnPlan::choose_with(desc(ffi::SQL_WLONGVARCHAR, 1 << 30), &utf8(), opts);
+        assert!(!p.streamed && p.may_truncate);
+        assert!(!ColumnPlan::choose_with(desc(ffi::SQL_INTEGER, 10), &wide, opts).streamed);
+    }
+
+    #[test]
     fn numbers_as_text_are_variable_and_recoverable() {
         let opts = PlanOptions {
             sizes_unreliable: true,
             recoverable: true,
             numbers_as_text: true,
             integers_as_text: false,
+            wide_text_via_getdata: false,
         };
         let p = ColumnPlan::choose_with(desc(ffi::SQL_INTEGER, 10), &utf8(), opts);
         assert_eq!((p.kind, p.c_type), (ValueKind::Int, ffi::SQL_C_CHAR));

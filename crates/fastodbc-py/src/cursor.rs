@@ -338,6 +338,7 @@ impl Cursor {
         let opts = BindOptions {
             text: settings.encoding,
             timestamp_as_text: stmt.traits().timestamp_as_text,
+            time_as_varchar: stmt.traits().time_as_varchar,
         };
         // Direct execution (one round trip), unless the transaction holds changes and the
         // driver would lose them to a syntax error in a direct statement
@@ -429,6 +430,7 @@ impl Cursor {
         let opts = BindOptions {
             text: settings.encoding,
             timestamp_as_text: traits.timestamp_as_text,
+            time_as_varchar: traits.time_as_varchar,
         };
         let target = rewrite
             .as_ref()
