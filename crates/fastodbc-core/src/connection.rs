@@ -100,13 +100,20 @@ pub struct DriverTraits {
     /// `SQLGetData` may re-read a bound column of the current row (SQL_GD_BOUND): with
     /// one-row blocks, a truncated value can be read again whole.
     pub getdata_bound: bool,
-    /// The driver's UTF-16 (SQL_C_WCHAR) text is its narrow text converted through C strings,
-    /// wrongly in a bound buffer: it stops at an embedded NUL, and a value longer than the
-    /// buffer comes back cut, with no 01004 and a length counting characters, not UTF-16 units
-    /// (MariaDB Connector/ODBC 3.1). Its `SQLGetData` converts long values right. Text fetched
-    /// as SQL_C_WCHAR is therefore read with `SQLGetData`, after asking the value's length in
-    /// narrow bytes, which shows a value cut at a NUL (`DataError`).
-    pub wide_text_via_getdata: bool,
+    /// The driver's UTF-16 is wrong both ways (MariaDB Connector/ODBC 3.1, measured with raw
+    /// probes). It counts UTF-16 by the low byte of each code unit: a unit whose low byte is
+    /// 0xD8-0xDB (Ø, Ù, Ú, Û, ř, ś, ј, 付, ...) is taken for a surrogate pair's first half. A
+    /// fetched value is then cut short by one unit per such unit (`'ÆØÅ'` comes back `'ÆØ'`),
+    /// and a parameter is read one unit past its end per such unit (`'ÆØÅ ÿ'` is stored with a
+    /// NUL appended, or with whatever follows the buffer). Its conversions also stop at an
+    /// embedded NUL, and a bound value longer than its buffer comes back cut with no 01004 and
+    /// a length counting characters (1,030 emoji: 2,060 bytes), or HY000 'Ansi to Unicode
+    /// conversion error'. Its narrow text (`narrow_text`) is exact: where it is UTF-8, text is
+    /// fetched and sent as UTF-8 whatever C type setdecoding / setencoding name; otherwise a
+    /// value fetched as SQL_C_WCHAR is read with `SQLGetData` and checked against its length in
+    /// narrow bytes (`DataError` when they disagree), and a str parameter holding such a unit
+    /// is refused (`DataError`) before the driver sees it.
+    pub utf16_unreliable: bool,
     /// What the driver's narrow text is encoded in, as far as fastodbc can tell.
     pub narrow_text: NarrowText,
     /// A TIME parameter with a fraction is refused (22008), although the driver sends text
@@ -195,7 +202,7 @@ impl Connection {
                 integers_as_text: false,
                 getdata_in_block: false,
                 getdata_bound: false,
-                wide_text_via_getdata: false,
+                utf16_unreliable: false,
                 narrow_text: NarrowText::Unknown,
                 time_as_varchar: false,
             },
@@ -439,8 +446,8 @@ fn mariadb_narrow_text(collation: &str) -> NarrowText {
 ///
 /// MariaDB Connector/ODBC 3.1 (`libmaodbc.so`): its narrow text is in the connection's
 /// character set, utf8mb4 by default, and 4-7x faster than its UTF-16 (200,000 rows x 5
-/// VARCHAR(100), fresh processes, medians of 5: BENCHMARKS.md). Its UTF-16 is wrong in bound
-/// buffers (`wide_text_via_getdata`). Its SQLSetPos(SQL_POSITION) moves the cursor relative to
+/// VARCHAR(100), fresh processes, medians of 5: BENCHMARKS.md), and its UTF-16 is wrong
+/// (`utf16_unreliable`). Its SQLSetPos(SQL_POSITION) moves the cursor relative to
 /// the last position, not the rowset's start, the next SQLFetch continues from there (rows lost
 /// or repeated), and SQLGetData after it returns SQL_NO_DATA for a column already read: values
 /// are re-read on one-row fetches instead (SQL_GD_BOUND). It keeps NUL in parameters.
@@ -473,7 +480,7 @@ fn driver_traits(driver_name: &str, getdata_extensions: u32, collation: &str) ->
         getdata_in_block: !mariadb
             && getdata_extensions & (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
                 == (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND),
-        wide_text_via_getdata: mariadb,
+        utf16_unreliable: mariadb,
         narrow_text,
         time_as_varchar: mariadb,
     }

@@ -588,7 +588,10 @@ impl Statement {
                     recoverable: self.traits.getdata_in_block || self.traits.getdata_bound,
                     numbers_as_text: self.traits.numbers_as_text,
                     integers_as_text: self.traits.integers_as_text,
-                    wide_text_via_getdata: self.traits.wide_text_via_getdata,
+                    wide_text_via_getdata: self.traits.utf16_unreliable
+                        && self.traits.narrow_text != NarrowText::Utf8,
+                    wide_text_as_utf8: self.traits.utf16_unreliable
+                        && self.traits.narrow_text == NarrowText::Utf8,
                 },
             ));
         }
@@ -957,7 +960,7 @@ impl Statement {
                         "fastodbc: the block holds a streamed column {col} the plan lacks"
                     )));
                 };
-                let v = if traits.wide_text_via_getdata && plan.c_type == ffi::SQL_C_WCHAR {
+                let v = if traits.utf16_unreliable && plan.c_type == ffi::SQL_C_WCHAR {
                     get_wide_checked(h, col, traits.narrow_text, plan, &mut self.messages)?
                 } else {
                     get_data(h, col, plan.c_type, &mut self.messages)?
@@ -1111,8 +1114,8 @@ fn reread_truncated(
     }
 }
 
-/// Reads a SQL_C_WCHAR value from a driver whose UTF-16 conversion stops at an embedded NUL
-/// (`DriverTraits::wide_text_via_getdata`). The value's length in narrow bytes is asked first,
+/// Reads a SQL_C_WCHAR value from a driver whose UTF-16 conversion may cut it
+/// (`DriverTraits::utf16_unreliable`). The value's length in narrow bytes is asked first,
 /// with a zero-length SQL_C_BINARY read (which leaves the value unread); the UTF-16 text must
 /// take that many bytes in the narrow encoding, or the driver cut it: `Error::Data`, never the
 /// cut text. Where the narrow encoding is not known, the text is returned unchecked.
@@ -1153,8 +1156,8 @@ fn get_wide_checked(
         if stored != converted {
             return Err(Error::Data(format!(
                 "column {:?}: the driver's UTF-16 text covers {converted} of the value's \
-                 {stored} bytes (it stops at an embedded NUL); fetch the column as SQL_C_CHAR \
-                 (setdecoding(..., ctype=SQL_CHAR))",
+                 {stored} bytes (its conversion stops at NUL and miscounts characters such as \
+                 'Ø'); fetch the column as SQL_C_CHAR (setdecoding(..., ctype=SQL_CHAR))",
                 plan.desc.name
             )));
         }

@@ -335,11 +335,7 @@ impl Cursor {
         self.apply_timeout(py, st)?;
         let stmt = self.statement(py, st)?;
         let sql16 = to_utf16(sql);
-        let opts = BindOptions {
-            text: settings.encoding,
-            timestamp_as_text: stmt.traits().timestamp_as_text,
-            time_as_varchar: stmt.traits().time_as_varchar,
-        };
+        let opts = BindOptions::for_driver(settings.encoding, &stmt.traits());
         // Direct execution (one round trip), unless the transaction holds changes and the
         // driver would lose them to a syntax error in a direct statement
         // (`DriverTraits::prepare_always`, psqlODBC).
@@ -427,11 +423,7 @@ impl Cursor {
             Some(shape) => (0..shape.markers).map(|i| stmt.describe_param(i)).collect(),
             None => Vec::new(),
         };
-        let opts = BindOptions {
-            text: settings.encoding,
-            timestamp_as_text: traits.timestamp_as_text,
-            time_as_varchar: traits.time_as_varchar,
-        };
+        let opts = BindOptions::for_driver(settings.encoding, &traits);
         let target = rewrite
             .as_ref()
             .and_then(|shape| shape.target.as_ref().map(|t| (t, shape.markers)))
