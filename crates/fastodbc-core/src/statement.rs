@@ -919,7 +919,8 @@ impl Statement {
             let cap = buf.capacity as ffi::Len;
             for row in 0..rows {
                 let ind = rs.block.bound[col].ind[row];
-                if ind > cap || ind == ffi::SQL_NO_TOTAL {
+                if ind > cap || ind < ffi::SQL_NULL_DATA {
+                    check_indicator(ind, &rs.plan.columns[col], row)?;
                     let positioned = traits.getdata_in_block && {
                         // SAFETY: positions the cursor on a fetched row of the current rowset.
                         let ret = unsafe {
@@ -967,8 +968,9 @@ impl Statement {
                 let staged = &rs.staging[col];
                 let ind = staged.ind[0];
                 if staged.variable
-                    && (ind > staged.capacity as ffi::Len || ind == ffi::SQL_NO_TOTAL)
+                    && (ind > staged.capacity as ffi::Len || ind < ffi::SQL_NULL_DATA)
                 {
+                    check_indicator(ind, &rs.plan.columns[col], n)?;
                     let plan = &rs.plan.columns[col];
                     let v = reread_truncated(
                         h,
@@ -1118,6 +1120,18 @@ fn fetch_next(h: ffi::Handle, messages: &mut Vec<DiagRecord>) -> Result<bool> {
     check(ret, ffi::SQL_HANDLE_STMT, h, "SQLFetch", Some(messages))
 }
 
+/// A variable-length value's indicator below `SQL_NULL_DATA` must be `SQL_NO_TOTAL` (a value
+/// too long to measure); any other is no length at all, and would be read as one.
+fn check_indicator(ind: ffi::Len, plan: &ColumnPlan, row: usize) -> Result<()> {
+    if ind < ffi::SQL_NULL_DATA && ind != ffi::SQL_NO_TOTAL {
+        return Err(Error::Data(format!(
+            "column {:?}, row {row} of the block: the driver reported a length of {ind} bytes",
+            plan.desc.name
+        )));
+    }
+    Ok(())
+}
+
 /// Reads again, whole, a value the driver truncated in its bound buffer, with the cursor on its
 /// row (`reachable`: the driver allows `SQLGetData` there). Anything else is
 /// `Error::Truncated`: a cut value is never returned.
@@ -1194,6 +1208,9 @@ fn get_wide_checked(
     Ok(Some(wide))
 }
 
+/// The largest read `get_data` asks for at once (more follows in further reads).
+const MAX_GETDATA_CHUNK: usize = 64 << 20;
+
 /// Reads a whole value with `SQLGetData`, in chunks. `None` for NULL.
 fn get_data(
     h: ffi::Handle,
@@ -1241,16 +1258,23 @@ fn get_data(
                 if ind == ffi::SQL_NULL_DATA {
                     return Ok(None);
                 }
+                if ind < 0 && ind != ffi::SQL_NO_TOTAL {
+                    return Err(Error::Data(format!(
+                        "column {}: the driver reported a length of {ind} bytes",
+                        col + 1
+                    )));
+                }
                 let full = ind == ffi::SQL_NO_TOTAL || ind as usize > chunk;
                 if ret == ffi::SQL_SUCCESS_WITH_INFO && full {
                     // 01004: this chunk is full; more follows. Size the next read from the
-                    // total the driver reported, when it did.
+                    // total the driver reported, when it did, up to a bound: a total is the
+                    // driver's word, and a wrong one must not become one huge allocation.
                     out.truncate(start + chunk);
-                    if ind != ffi::SQL_NO_TOTAL {
-                        chunk = (ind as usize - chunk).max(1);
+                    chunk = if ind != ffi::SQL_NO_TOTAL {
+                        (ind as usize - chunk).clamp(1, MAX_GETDATA_CHUNK)
                     } else {
-                        chunk = chunk.saturating_mul(2).min(64 << 20);
-                    }
+                        chunk.saturating_mul(2).min(MAX_GETDATA_CHUNK)
+                    };
                     continue;
                 }
                 if ret == ffi::SQL_SUCCESS_WITH_INFO {
