@@ -336,11 +336,7 @@ impl Cursor {
         self.apply_timeout(py, st)?;
         let stmt = self.statement(py, st)?;
         let sql16 = to_utf16(sql);
-        let opts = BindOptions {
-            text: settings.encoding,
-            timestamp_as_text: stmt.traits().timestamp_as_text,
-            guid_as_text: stmt.traits().guid_as_text,
-        };
+        let opts = BindOptions::for_driver(settings.encoding, &stmt.traits());
         // Direct execution (one round trip), unless the transaction holds changes and the
         // driver would lose them to a syntax error in a direct statement
         // (`DriverTraits::prepare_always`, psqlODBC).
@@ -390,15 +386,15 @@ impl Cursor {
         let stmt = self.statement(py, st)?;
         let traits = stmt.traits();
         let few_rows = seq.len().is_ok_and(|n| n < array_insert::MIN_ROWS);
+        let opts = BindOptions::for_driver(settings.encoding, &traits);
         // sqliteodbc: compile the INSERT once (see `compiled_insert`); the row count is then
         // `total_changes()` after minus before.
         let changes_before = match (traits.compiles_with_once && !few_rows, markers) {
             (true, Some(m)) => InsertValues::parse(sql)
-                .filter(|s| s.markers == m)
-                .and_then(|s| s.target)
-                .and_then(|target| {
+                .filter(|s| s.markers == m && s.target.is_some())
+                .and_then(|_| {
                     py.allow_threads(|| {
-                        if !compiled_insert::applies(stmt, &target) {
+                        if !compiled_insert::applies(stmt, sql, m, opts) {
                             return None;
                         }
                         let before = compiled_insert::total_changes(stmt)?;
@@ -427,11 +423,6 @@ impl Cursor {
         let marker_types: Vec<NullType> = match &rewrite {
             Some(shape) => (0..shape.markers).map(|i| stmt.describe_param(i)).collect(),
             None => Vec::new(),
-        };
-        let opts = BindOptions {
-            text: settings.encoding,
-            timestamp_as_text: traits.timestamp_as_text,
-            guid_as_text: traits.guid_as_text,
         };
         let target = rewrite
             .as_ref()
@@ -934,9 +925,9 @@ impl Cursor {
         st.messages.clear();
         let stmt = this.statement(py, st)?;
         let wide: Vec<Option<Vec<u16>>> = args.iter().map(|a| a.as_deref().map(to_utf16)).collect();
-        // A name the driver would read past (`DriverTraits::overreads_wide_text`) would be
+        // A name the driver would read past (`DriverTraits::utf16_unreliable`) would be
         // looked up with one more character per such unit: nothing, or another object, found.
-        if stmt.traits().overreads_wide_text
+        if stmt.traits().utf16_unreliable
             && wide.iter().flatten().flatten().any(|&u| overread_unit(u))
         {
             return Err(errors::db_error(
