@@ -72,6 +72,10 @@ class Profile:
     float_digits: int = 17  # significant digits a double keeps through the driver
     keeps_negative_zero: bool = True  # -0.0 comes back with its sign
     supports_nan: bool = True  # NaN / inf stored and returned as such
+    # What a NaN / an infinite double becomes: "kept", "null" (stored as NULL) or "refused"
+    # (DataError).
+    nan_stored_as: str = "kept"
+    infinity_stored_as: str = "kept"
     timestamp_precision: int = 6  # fractional-second digits a TIMESTAMP keeps
     time_precision: int = 6  # fractional-second digits a TIME is documented to keep (at least)
     numeric_is_float: bool = False  # NUMERIC(p,s) is described as SQL_DOUBLE -> float
@@ -274,6 +278,7 @@ def sqlite_profile(path: Path) -> Profile:
         float_digits=15,
         keeps_negative_zero=False,
         supports_nan=False,  # NaN is stored as NULL
+        nan_stored_as="null",
         timestamp_precision=6,  # bound as text: the struct path keeps ms
         time_precision=6,  # times are bound and fetched as text
         numeric_is_float=True,
@@ -386,6 +391,8 @@ def mariadb_profile(connstr: str) -> Profile:
         bool_fetched_as_int=True,  # BOOLEAN is TINYINT(1)
         keeps_negative_zero=False,
         supports_nan=False,  # the server refuses them (22003)
+        nan_stored_as="refused",
+        infinity_stored_as="refused",
         char_pads=False,
         text_equality_is_exact=False,  # utf8mb4_general_ci: case- and accent-insensitive
         bad_cast_raises=False,  # CAST('abc' AS INTEGER) is 0, with a warning
