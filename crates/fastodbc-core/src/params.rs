@@ -7,6 +7,8 @@ use std::ops::Range;
 use crate::connection::{DriverTraits, NarrowText};
 use crate::diagnostics::{Error, Result};
 use crate::ffi;
+use crate::statement::overread_unit;
+use crate::types::guid;
 use crate::types::temporal::{format_time, format_timestamp};
 
 /// A parameter value, already converted from the caller's object.
@@ -80,16 +82,18 @@ pub struct BindOptions {
     /// Describe time parameters (always text) as SQL_VARCHAR, not SQL_TYPE_TIME
     /// (`DriverTraits::time_as_varchar`).
     pub time_as_varchar: bool,
-    /// Refuse UTF-16 text holding a code unit whose low byte is 0xD8-0xDB, which the driver
-    /// would read past the value's end (`DriverTraits::utf16_unreliable`).
+    /// Refuse UTF-16 text holding a code unit the driver would read past the value's end
+    /// (`DriverTraits::overreads_wide_text`).
     pub refuse_misread_utf16: bool,
+    /// Send GUIDs as their 36-character text (see `DriverTraits::guid_as_text`).
+    pub guid_as_text: bool,
 }
 
 impl BindOptions {
     /// The options for a driver, with str parameters encoded as `text` asks (setencoding),
-    /// except where the driver's UTF-16 is wrong and its narrow text is UTF-8: UTF-8 then.
+    /// except where the driver misreads UTF-16 and its narrow text is UTF-8: UTF-8 then.
     pub fn for_driver(text: TextEncoding, traits: &DriverTraits) -> BindOptions {
-        let utf8_instead = traits.utf16_unreliable && traits.narrow_text == NarrowText::Utf8;
+        let utf8_instead = traits.overreads_wide_text && traits.narrow_text == NarrowText::Utf8;
         let text = if utf8_instead {
             TextEncoding::Utf8
         } else {
@@ -99,15 +103,10 @@ impl BindOptions {
             text,
             timestamp_as_text: traits.timestamp_as_text,
             time_as_varchar: traits.time_as_varchar,
-            refuse_misread_utf16: traits.utf16_unreliable && text == TextEncoding::Utf16,
+            refuse_misread_utf16: traits.overreads_wide_text && text == TextEncoding::Utf16,
+            guid_as_text: traits.guid_as_text,
         }
     }
-}
-
-/// A UTF-16 code unit that MariaDB Connector/ODBC 3.1 counts as a surrogate pair's first half
-/// (it looks at the unit's low byte only).
-fn misread_unit(u: u16) -> bool {
-    u & 0xFC == 0xD8
 }
 
 /// Longest text (characters) or binary (bytes) bound as VARCHAR/VARBINARY; longer values are
@@ -227,6 +226,7 @@ fn build_column(
     let n = rows.len();
     let text = opts.text;
     let ts_text = opts.timestamp_as_text;
+    let guid_text = opts.guid_as_text;
     // Describe the column (sizes over all rows), then allocate once and fill.
     let (c_type, sql_type, col_size, digits, elem) = match kind {
         None => {
@@ -247,6 +247,7 @@ fn build_column(
             6,
             16,
         ),
+        Some(ParamKind::Guid) if guid_text => (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR, 36, 0, 40),
         Some(ParamKind::Guid) => (ffi::SQL_C_GUID, ffi::SQL_GUID, 16, 0, 16),
         Some(ParamKind::Time) => {
             // Text keeps microseconds; SQL_C_TYPE_TIME has no fraction field.
@@ -312,7 +313,9 @@ fn build_column(
                     if let ParamValue::Text(s) = &r[c] {
                         if let Some(ch) = s.chars().find(|ch| {
                             let mut units = [0u16; 2];
-                            ch.encode_utf16(&mut units).iter().any(|&u| misread_unit(u))
+                            ch.encode_utf16(&mut units)
+                                .iter()
+                                .any(|&u| overread_unit(u))
                         }) {
                             return Err(Error::Data(format!(
                                 "parameter {} (row {}): the driver would misread {ch:?} \
@@ -427,6 +430,11 @@ fn build_column(
                         &t.fraction.to_ne_bytes(),
                     ]),
                 ),
+                ParamValue::Guid(g) if guid_text => {
+                    scratch.clear();
+                    guid::format_guid(&mut scratch, g);
+                    put(out, scratch.as_bytes())
+                }
                 ParamValue::Guid(g) => put(
                     out,
                     &packed::<16>(&[
@@ -497,6 +505,7 @@ mod tests {
         timestamp_as_text: false,
         time_as_varchar: false,
         refuse_misread_utf16: false,
+        guid_as_text: false,
     };
 
     #[test]

@@ -10,6 +10,7 @@ use fastodbc_core::array_insert::{self, ArrayInsert};
 use fastodbc_core::compiled_insert;
 use fastodbc_core::params::{split_runs, NullType};
 use fastodbc_core::sqlscan::{count_markers, InsertValues};
+use fastodbc_core::statement::overread_unit;
 use fastodbc_core::types::text::to_utf16;
 use fastodbc_core::{
     BindOptions, CatalogFunction, LentFetch, ParamBatch, ParamValue, Statement, StatementHandle,
@@ -925,6 +926,20 @@ impl Cursor {
         st.messages.clear();
         let stmt = this.statement(py, st)?;
         let wide: Vec<Option<Vec<u16>>> = args.iter().map(|a| a.as_deref().map(to_utf16)).collect();
+        // A name the driver would read past (`DriverTraits::overreads_wide_text`) would be
+        // looked up with one more character per such unit: nothing, or another object, found.
+        if stmt.traits().overreads_wide_text
+            && wide.iter().flatten().flatten().any(|&u| overread_unit(u))
+        {
+            return Err(errors::db_error(
+                py,
+                "NotSupportedError",
+                "HYC00",
+                "this driver misreads catalog names holding the characters U+xxD8-U+xxDB \
+                 (MariaDB Connector/ODBC 3.1); query information_schema instead"
+                    .into(),
+            ));
+        }
         py.allow_threads(|| {
             stmt.reset();
             stmt.catalog(function, &wide)
