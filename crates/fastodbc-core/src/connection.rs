@@ -115,18 +115,20 @@ pub struct DriverTraits {
     /// Connector/ODBC 3.1 sends a SQL_GUID struct as its 16 bytes in memory order (Data1-3
     /// little-endian), which a UUID column stores byte-swapped and a text column refuses.
     pub guid_as_text: bool,
-    /// The driver's UTF-16 output is wrong too (MariaDB Connector/ODBC 3.1, measured with raw
-    /// probes of indicators and bytes). The miscount of `overreads_wide_text` cuts a fetched
-    /// value one unit short per unit in U+xxD8..U+xxDB (`'ÆØÅ'` comes back `'ÆØ'`, and
-    /// `'ÆØÅ ÿ'` loses its `ÿ`); its conversions stop at an embedded NUL; and a bound value
-    /// longer than its buffer comes back cut with no 01004 and a length counting characters
-    /// (1,030 emoji: 2,060 bytes), or fails with HY000 'Ansi to Unicode conversion error'. Its
-    /// `SQLGetData` converts long values right. Its narrow text (`narrow_text`) is exact: where
-    /// it is UTF-8, text is fetched (and `str` parameters sent) as UTF-8 whatever C type
-    /// setdecoding / setencoding name; otherwise a value fetched as SQL_C_WCHAR is read with
-    /// `SQLGetData` and checked against its length in narrow bytes (`DataError` when they
-    /// disagree), and a UTF-16 `str` parameter the driver would read past is refused
-    /// (`DataError`).
+    /// The driver's UTF-16 output is wrong, and its narrow text (`narrow_text`) right:
+    /// - sqliteodbc 0.9998 turns characters of plane 16 into others: U+10FFFF comes back
+    ///   U+FFFF, U+100000 as a NUL that ends the value.
+    /// - MariaDB Connector/ODBC 3.1 (raw probes of indicators and bytes): the miscount of
+    ///   `overreads_wide_text` cuts a fetched value one unit short per unit in U+xxD8..U+xxDB
+    ///   (`'ÆØÅ'` comes back `'ÆØ'`; `'ÆØÅ ÿ'` loses its `ÿ`); its conversions stop at an
+    ///   embedded NUL; a bound value longer than its buffer comes back cut with no 01004 and
+    ///   a length counting characters (1,030 emoji: 2,060 bytes), or fails with HY000 'Ansi
+    ///   to Unicode conversion error'. Its `SQLGetData` converts long values right.
+    ///
+    /// Where the narrow text is UTF-8, text asked for as SQL_C_WCHAR (setdecoding) is fetched
+    /// as SQL_C_CHAR and decoded here. Otherwise (MariaDB with `CHARSET=` another character
+    /// set) a value fetched as SQL_C_WCHAR is read with `SQLGetData` and checked against its
+    /// length in narrow bytes: `DataError` when they disagree.
     pub utf16_unreliable: bool,
     /// What the driver's narrow text is encoded in, as far as fastodbc can tell.
     pub narrow_text: NarrowText,
@@ -496,7 +498,7 @@ fn driver_traits(driver_name: &str, getdata_extensions: u32, collation: &str) ->
         getdata_in_block: !mariadb
             && getdata_extensions & (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
                 == (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND),
-        utf16_unreliable: mariadb,
+        utf16_unreliable: mariadb || name.contains("sqlite3odbc"),
         narrow_text,
         time_as_varchar: mariadb,
         overreads_wide_text: mariadb,
