@@ -166,6 +166,29 @@ def test_misread_characters_and_trailing_y(db, backend, table, connect, ctype, k
             assert cur.execute(f"SELECT {literal}").fetchone()[0] == v
 
 
+@pytest.mark.parametrize("how", ["execute", "executemany"])
+@pytest.mark.parametrize("encoding", ["default", "utf-8", "utf-16le"])
+def test_str_parameters_stored_right_in_every_encoding(db, backend, table, connect, encoding, how):
+    # setencoding names how str parameters are sent; every choice must store the text as given
+    # (MariaDB's driver reads UTF-16 past such units: it gets UTF-8 whatever is named).
+    values = short_values() + ["付" * 3000 + "ÿ", "😀" * 2049, "Ø" * 4001]
+    t = table(f"id {backend.ddl('int')}, v {backend.ddl('text')}")
+    c = connect()
+    if encoding != "default":
+        c.setencoding(encoding=encoding)
+    cur = c.cursor()
+    rows = list(enumerate(values))
+    if how == "execute":
+        for row in rows:
+            cur.execute(f"INSERT INTO {t} (id, v) VALUES (?, ?)", *row)
+    else:
+        cur.executemany(f"INSERT INTO {t} (id, v) VALUES (?, ?)", rows)
+    c.commit()
+    stored = oracle_rows(backend, f"SELECT id, {backend.octet_length('v')}, v FROM {t} ORDER BY id")
+    want = [(i, len(v.encode()), v) for i, v in rows]
+    assert stored == want, [(w[0], w[2][:8]) for s, w in zip(stored, want) if s != w]
+
+
 NUL_TEXTS = ["a\0b", "\0", "abc\0", "\0\0\0", "é\0😀", "Ø\0ÿ", "a" * 2000 + "\0" + "b" * 2000]
 
 
