@@ -78,6 +78,14 @@ class Profile:
     infinity_stored_as: str = "kept"
     timestamp_precision: int = 6  # fractional-second digits a TIMESTAMP keeps
     time_precision: int = 6  # fractional-second digits a TIME is documented to keep (at least)
+    # What a TIME(0) column keeps of a fraction: "round", "truncate" or "keep" (SQLite keeps
+    # the text it was given).
+    time_scale0: str = "round"
+    time_param_is_text: bool = False  # `SELECT ?` returns a datetime.time as its text
+    # SQL for the one-character text U+0000 (None: the database's text cannot hold NUL).
+    nul_char_sql: str | None = None
+    # The driver returns text holding NUL cut at the NUL, and nothing tells it was cut.
+    fetch_cuts_at_nul: bool = False
     numeric_is_float: bool = False  # NUMERIC(p,s) is described as SQL_DOUBLE -> float
     char_pads: bool = True  # CHAR(n) values come back blank-padded
     int_column_is_64bit: bool = False  # an INTEGER column accepts values beyond 32 bits
@@ -120,6 +128,7 @@ class Profile:
     pipes_concatenate: bool = True  # `a || b` concatenates (MariaDB: logical OR)
     identifier_quote: str = '"'
     char_length_sql: str = "CHAR_LENGTH({})"
+    octet_length_sql: str = "OCTET_LENGTH({})"  # the length of a text in bytes
     schema: str = "public"  # the schema unqualified names are created in
     # Connection attributes and a column type with which the driver describes a column as
     # narrower than the values it holds (None: it never does).
@@ -154,6 +163,20 @@ class Profile:
     def char_length(self, expr: str) -> str:
         """SQL for the length of a text in characters."""
         return self.char_length_sql.format(expr)
+
+    def octet_length(self, expr: str) -> str:
+        """SQL for the length of a text in bytes (as stored: UTF-8 on every test database)."""
+        return self.octet_length_sql.format(expr)
+
+    def time_scale0_roundtrip(self, value: datetime.time) -> datetime.time:
+        """The value a TIME(0) column holding value comes back as (see time_scale0)."""
+        if self.time_scale0 == "keep":
+            return value
+        whole = value.replace(microsecond=0)
+        if self.time_scale0 == "round" and value.microsecond >= 500_000:
+            moment = datetime.datetime.combine(datetime.date(2000, 1, 1), whole)
+            return (moment + datetime.timedelta(seconds=1)).time()
+        return whole
 
     def fetched_bool(self, value: bool | None) -> bool | int | None:
         """What a BOOLEAN column holding value comes back as."""
@@ -209,11 +232,13 @@ _COMMON_DDL = {
     "text": "TEXT",
     "date": "DATE",
     "time": "TIME",
+    "time(0)": "TIME(0)",
     "bool": "BOOLEAN",
 }
 
 SQLITE_DDL = {
     **_COMMON_DDL,
+    "time(0)": "TIME",  # holds the text it is given
     "float": "DOUBLE",
     "bytes": "BLOB",
     "timestamp": "TIMESTAMP",
@@ -233,6 +258,7 @@ MARIADB_DDL = {
     "real": "FLOAT",  # MariaDB's REAL is a DOUBLE
     "text": "LONGTEXT",  # TEXT holds 64 KiB
     "time": "TIME(6)",  # TIME keeps no fraction
+    "time(0)": "TIME",
     "bytes": "LONGBLOB",
     "timestamp": "DATETIME(6)",  # TIMESTAMP is 1970-2038, in the session's time zone
     "uuid": "UUID",
@@ -302,6 +328,11 @@ def sqlite_profile(path: Path) -> Profile:
             "SELECT COUNT(*) FROM s"
         ),
         char_length_sql="length({})",
+        octet_length_sql="length(CAST({} AS BLOB))",  # length() of text stops at a NUL
+        time_scale0="keep",
+        time_param_is_text=True,  # times are bound as text, and SQLite has no time type
+        nul_char_sql="char(0)",
+        fetch_cuts_at_nul=True,  # sqliteodbc reads text as C strings
         schema="main",
         short_description=("", "VARCHAR(10)"),  # VARCHAR(n) is not enforced
     )
@@ -407,6 +438,9 @@ def mariadb_profile(connstr: str) -> Profile:
         syntax_error_text="error in your SQL syntax",
         unique_violation_text="duplicate entry",
         series_sql="SELECT seq AS i FROM seq_1_to_{n}",
+        time_scale0="truncate",  # without TIME_ROUND_FRACTIONAL in sql_mode
+        time_param_is_text=True,  # bound as VARCHAR: the driver refuses a TIME with a fraction
+        nul_char_sql="CHAR(0 USING utf8mb4)",
         pipes_concatenate=False,
         identifier_quote="`",
         # Kept by the default sql_mode (no NO_ZERO_IN_DATE); the zero date 0000-00-00 arrives

@@ -100,25 +100,37 @@ pub struct DriverTraits {
     /// `SQLGetData` may re-read a bound column of the current row (SQL_GD_BOUND): with
     /// one-row blocks, a truncated value can be read again whole.
     pub getdata_bound: bool,
+    /// The driver reads UTF-16 input past its end: MariaDB Connector/ODBC 3.1 measures it
+    /// with its UTF-16 charset's `mb_charlen` applied to a whole code unit, which tests the
+    /// unit's low byte, so every unit in U+xxD8..U+xxDB (`Ø`, `Ù`, `付`...) counts as the
+    /// start of a surrogate pair and its conversion to UTF-8 reads one unit past the text per
+    /// such unit, and keeps it (a NUL, the next row's text in a parameter array, garbage after
+    /// a statement). Statements therefore get spaces after their end to read
+    /// (`Statement::prepare` / `exec_direct`), and `str` parameters go as UTF-8 (SQL_C_CHAR):
+    /// its narrow text is the connection's utf8mb4, taken as given (`BindOptions::for_driver`).
+    /// (unixODBC hands the driver the wide functions whatever the application calls, so the
+    /// narrow ones are no way around it for statements.)
+    pub overreads_wide_text: bool,
     /// `uuid.UUID` parameters go as their 36-character text, not SQL_C_GUID: MariaDB
     /// Connector/ODBC 3.1 sends a SQL_GUID struct as its 16 bytes in memory order (Data1-3
     /// little-endian), which a UUID column stores byte-swapped and a text column refuses.
     /// (Its misleading SQLSTATEs are restated by native error in fastodbc-py's
     /// `errors::MYSQL_RESTATED`: a failed connect has no driver name to look up.)
     pub guid_as_text: bool,
-    /// The driver's UTF-16 is wrong both ways (MariaDB Connector/ODBC 3.1, measured with raw
-    /// probes). It counts UTF-16 by the low byte of each code unit: a unit whose low byte is
-    /// 0xD8-0xDB (Ø, Ù, Ú, Û, ř, ś, ј, 付, ...) is taken for a surrogate pair's first half. A
-    /// fetched value is then cut short by one unit per such unit (`'ÆØÅ'` comes back `'ÆØ'`),
-    /// and a parameter is read one unit past its end per such unit (`'ÆØÅ ÿ'` is stored with a
-    /// NUL appended, or with whatever follows the buffer). Its conversions also stop at an
-    /// embedded NUL, and a bound value longer than its buffer comes back cut with no 01004 and
-    /// a length counting characters (1,030 emoji: 2,060 bytes), or HY000 'Ansi to Unicode
-    /// conversion error'. Its narrow text (`narrow_text`) is exact: where it is UTF-8, text is
-    /// fetched and sent as UTF-8 whatever C type setdecoding / setencoding name; otherwise a
-    /// value fetched as SQL_C_WCHAR is read with `SQLGetData` and checked against its length in
-    /// narrow bytes (`DataError` when they disagree), and a str parameter holding such a unit
-    /// is refused (`DataError`) before the driver sees it.
+    /// The driver's UTF-16 output is wrong, and its narrow text (`narrow_text`) right:
+    /// - sqliteodbc 0.9998 turns characters of plane 16 into others: U+10FFFF comes back
+    ///   U+FFFF, U+100000 as a NUL that ends the value.
+    /// - MariaDB Connector/ODBC 3.1 (raw probes of indicators and bytes): the miscount of
+    ///   `overreads_wide_text` cuts a fetched value one unit short per unit in U+xxD8..U+xxDB
+    ///   (`'ÆØÅ'` comes back `'ÆØ'`; `'ÆØÅ ÿ'` loses its `ÿ`); its conversions stop at an
+    ///   embedded NUL; a bound value longer than its buffer comes back cut with no 01004 and
+    ///   a length counting characters (1,030 emoji: 2,060 bytes), or fails with HY000 'Ansi
+    ///   to Unicode conversion error'. Its `SQLGetData` converts long values right.
+    ///
+    /// Where the narrow text is UTF-8, text asked for as SQL_C_WCHAR (setdecoding) is fetched
+    /// as SQL_C_CHAR and decoded here. Otherwise (MariaDB with `CHARSET=` another character
+    /// set) a value fetched as SQL_C_WCHAR is read with `SQLGetData` and checked against its
+    /// length in narrow bytes: `DataError` when they disagree.
     pub utf16_unreliable: bool,
     /// What the driver's narrow text is encoded in, as far as fastodbc can tell.
     pub narrow_text: NarrowText,
@@ -208,6 +220,7 @@ impl Connection {
                 integers_as_text: false,
                 getdata_in_block: false,
                 getdata_bound: false,
+                overreads_wide_text: false,
                 guid_as_text: false,
                 utf16_unreliable: false,
                 narrow_text: NarrowText::Unknown,
@@ -487,9 +500,10 @@ fn driver_traits(driver_name: &str, getdata_extensions: u32, collation: &str) ->
         getdata_in_block: !mariadb
             && getdata_extensions & (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
                 == (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND),
-        utf16_unreliable: mariadb,
+        utf16_unreliable: mariadb || name.contains("sqlite3odbc"),
         narrow_text,
         time_as_varchar: mariadb,
+        overreads_wide_text: mariadb,
         guid_as_text: mariadb,
     }
 }

@@ -79,21 +79,21 @@ pub struct BindOptions {
     pub text: TextEncoding,
     /// Send timestamps as `YYYY-MM-DD HH:MM:SS.ffffff` text (see `DriverTraits`).
     pub timestamp_as_text: bool,
-    /// Send GUIDs as their 36-character text (see `DriverTraits::guid_as_text`).
-    pub guid_as_text: bool,
     /// Describe time parameters (always text) as SQL_VARCHAR, not SQL_TYPE_TIME
     /// (`DriverTraits::time_as_varchar`).
     pub time_as_varchar: bool,
-    /// Refuse UTF-16 text holding a code unit whose low byte is 0xD8-0xDB, which the driver
-    /// would read past the value's end (`DriverTraits::utf16_unreliable`).
+    /// Refuse UTF-16 text holding a code unit the driver would read past the value's end
+    /// (`DriverTraits::overreads_wide_text`).
     pub refuse_misread_utf16: bool,
+    /// Send GUIDs as their 36-character text (see `DriverTraits::guid_as_text`).
+    pub guid_as_text: bool,
 }
 
 impl BindOptions {
     /// The options for a driver, with str parameters encoded as `text` asks (setencoding),
-    /// except where the driver's UTF-16 is wrong and its narrow text is UTF-8: UTF-8 then.
+    /// except where the driver misreads UTF-16 and its narrow text is UTF-8: UTF-8 then.
     pub fn for_driver(text: TextEncoding, traits: &DriverTraits) -> BindOptions {
-        let utf8_instead = traits.utf16_unreliable && traits.narrow_text == NarrowText::Utf8;
+        let utf8_instead = traits.overreads_wide_text && traits.narrow_text == NarrowText::Utf8;
         let text = if utf8_instead {
             TextEncoding::Utf8
         } else {
@@ -104,7 +104,8 @@ impl BindOptions {
             timestamp_as_text: traits.timestamp_as_text,
             guid_as_text: traits.guid_as_text,
             time_as_varchar: traits.time_as_varchar,
-            refuse_misread_utf16: traits.utf16_unreliable && text == TextEncoding::Utf16,
+            refuse_misread_utf16: traits.overreads_wide_text && text == TextEncoding::Utf16,
+            guid_as_text: traits.guid_as_text,
         }
     }
 }
@@ -503,9 +504,9 @@ mod tests {
     const UTF16: BindOptions = BindOptions {
         text: TextEncoding::Utf16,
         timestamp_as_text: false,
-        guid_as_text: false,
         time_as_varchar: false,
         refuse_misread_utf16: false,
+        guid_as_text: false,
     };
 
     #[test]

@@ -1200,7 +1200,7 @@ fn get_wide_checked(
             return Err(Error::Data(format!(
                 "column {:?}: the driver's UTF-16 text covers {converted} of the value's \
                  {stored} bytes (its conversion stops at NUL and miscounts characters such as \
-                 'Ø'); fetch the column as SQL_C_CHAR (setdecoding(..., ctype=SQL_CHAR))",
+                 'Ø'); fetch the column as SQL_C_CHAR in the connection's encoding (setdecoding)",
                 plan.desc.name
             )));
         }

@@ -165,7 +165,13 @@ impl Connection {
                 char: text.clone(),
                 wchar: text,
             },
-            encoding: TextEncoding::Utf16,
+            // Where the driver misreads UTF-16 and its narrow text is UTF-8, parameters go as
+            // UTF-8 (`BindOptions::for_driver`); getencoding says so.
+            encoding: if traits.overreads_wide_text && traits.narrow_is_utf8 {
+                TextEncoding::Utf8
+            } else {
+                TextEncoding::Utf16
+            },
             refuse_nul: traits.truncates_at_nul,
             block_bytes: DEFAULT_BLOCK_BYTES,
             read_ahead: true,

@@ -424,6 +424,7 @@ impl Cursor {
             Some(shape) => (0..shape.markers).map(|i| stmt.describe_param(i)).collect(),
             None => Vec::new(),
         };
+        let opts = BindOptions::for_driver(settings.encoding, &traits);
         let target = rewrite
             .as_ref()
             .and_then(|shape| shape.target.as_ref().map(|t| (t, shape.markers)))
