@@ -102,7 +102,6 @@ impl BindOptions {
         BindOptions {
             text,
             timestamp_as_text: traits.timestamp_as_text,
-            guid_as_text: traits.guid_as_text,
             time_as_varchar: traits.time_as_varchar,
             refuse_misread_utf16: traits.overreads_wide_text && text == TextEncoding::Utf16,
             guid_as_text: traits.guid_as_text,

@@ -340,9 +340,9 @@ impl Statement {
     }
 
     /// The statement text as the driver must be given it: followed by spaces where it would
-    /// read past its end (`DriverTraits::utf16_unreliable`).
+    /// read past its end (`DriverTraits::overreads_wide_text`).
     fn wide_text<'a>(&self, sql: &'a [u16]) -> Cow<'a, [u16]> {
-        let pad = match self.traits.utf16_unreliable {
+        let pad = match self.traits.overreads_wide_text {
             true => sql.iter().filter(|&&u| overread_unit(u)).count(),
             false => 0,
         };

@@ -926,9 +926,9 @@ impl Cursor {
         st.messages.clear();
         let stmt = this.statement(py, st)?;
         let wide: Vec<Option<Vec<u16>>> = args.iter().map(|a| a.as_deref().map(to_utf16)).collect();
-        // A name the driver would read past (`DriverTraits::utf16_unreliable`) would be
+        // A name the driver would read past (`DriverTraits::overreads_wide_text`) would be
         // looked up with one more character per such unit: nothing, or another object, found.
-        if stmt.traits().utf16_unreliable
+        if stmt.traits().overreads_wide_text
             && wide.iter().flatten().flatten().any(|&u| overread_unit(u))
         {
             return Err(errors::db_error(
