@@ -75,6 +75,16 @@ class Profile:
     statement_level_rollback: bool  # a failed statement leaves the transaction open
     # -- SQL snippets
     series_sql: str  # a query with one column `i` = 1..{n}
+    # -- connecting (defaults: what the database lacks)
+    # A connection string the driver loads but cannot connect with (no server, no file).
+    unreachable_connstr: str | None = None
+    # SQL that creates / drops a login that must give its password ({user}, {password}); the
+    # test server must check that login's password (scripts/pg-lib.sh: pg_hba.conf). None
+    # where the database has no logins.
+    create_login_sql: str | None = None
+    drop_login_sql: str | None = None
+    # SQL that makes the server send {text} as an informational message (cursor.messages).
+    notice_sql: str | None = None
 
     def ddl(self, kind: str) -> str:
         """DDL for an abstract column type ('int', 'bigint', 'text', 'bytes', ...)."""
@@ -102,6 +112,21 @@ class Profile:
 
     def time_roundtrip(self, value: datetime.time) -> datetime.time:
         return value.replace(microsecond=_truncate_us(value.microsecond, self.time_precision))
+
+
+def with_attributes(connstr: str, **attrs: str) -> str:
+    """``connstr`` with the attributes named in ``attrs`` (any case) replaced by these values.
+    Values are written as given: escape them first where needed."""
+    names = {k.lower() for k in attrs}
+    kept = [p for p in connstr.split(";") if p.strip() and p.split("=", 1)[0].strip().lower() not in names]
+    return ";".join([*kept, *(f"{k}={v}" for k, v in attrs.items())]) + ";"
+
+
+def with_credentials(connstr: str, user: str, password: str) -> str:
+    """``connstr`` logging in as ``user`` with ``password`` (braced: it may hold ``;``)."""
+    credentials = {"uid", "user", "pwd", "password"}
+    kept = [p for p in connstr.split(";") if p.strip() and p.split("=", 1)[0].strip().lower() not in credentials]
+    return ";".join([*kept, f"UID={user}", "PWD={" + password.replace("}", "}}") + "}"]) + ";"
 
 
 def _truncate_us(us: int, digits: int) -> int:
@@ -175,6 +200,7 @@ def sqlite_profile(path: Path) -> Profile:
             "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < {n}) "
             "SELECT i FROM s"
         ),
+        unreachable_connstr=f"Driver={{SQLite3}};Database={path.parent / 'missing' / 'x.sqlite'};",
     )
 
 
@@ -206,6 +232,10 @@ def postgresql_profile(connstr: str) -> Profile:
         missing_table=("42", "ProgrammingError"),
         statement_level_rollback=True,
         series_sql="SELECT i FROM generate_series(1, {n}) AS s(i)",
+        unreachable_connstr=with_attributes(connstr, Port="1"),
+        create_login_sql="CREATE ROLE {user} LOGIN PASSWORD '{password}'",
+        drop_login_sql="DROP ROLE IF EXISTS {user}",
+        notice_sql="DO $$ BEGIN RAISE NOTICE '{text}'; END $$",
     )
 
 

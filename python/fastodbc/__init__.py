@@ -53,10 +53,16 @@ threadsafety = 1
 paramstyle = "qmark"
 #: Accepted for pyodbc compatibility; driver-manager pooling is left to unixODBC's settings.
 pooling = True
-#: Accepted for pyodbc compatibility; column names are returned as the driver reports them.
+#: As in pyodbc: column names in ``description`` and ``Row`` attributes are lower-cased. Read
+#: when a result set is opened (each execute, ``nextset``), never per row.
 lowercase = False
-#: GUID columns are always returned as ``uuid.UUID``.
+#: As in pyodbc: GUID columns are fetched as ``uuid.UUID``; set it False for upper-case ``str``
+#: (``'6F9619FF-8B86-D011-B42D-00C04FC964FF'``). Read when a result set is opened.
 native_uuid = True
+#: Attribute names whose connection-string values are secrets (compared without case): no
+#: message, exception or ``repr`` fastodbc produces shows them, from ``connect`` until the
+#: connection is closed. Add your own: ``fastodbc.secret_attributes.add("AccessToken")``.
+secret_attributes: set[str] = {"PWD", "PASSWORD"}
 
 
 def connect(
@@ -88,12 +94,14 @@ def connect(
     text = connstr.build(connstring, kwargs)
     if not text:
         raise InterfaceError("IM002", "No connection string or keyword attributes given")
+    connstr.check_encodable(text)
     conn = Connection(
         text,
         autocommit=autocommit,
         timeout=timeout,
         readonly=readonly,
         attrs_before=dict(attrs_before) if attrs_before else None,
+        secret_attributes=sorted(secret_attributes),
     )
     if encoding is not None:
         conn.setencoding(encoding=encoding)
@@ -141,6 +149,7 @@ __all__ = [
     "dataSources",
     "drivers",
     "paramstyle",
+    "secret_attributes",
     "threadsafety",
     "version",
     *_constant_names,

@@ -129,9 +129,11 @@ fn parse_codec(kind: &str, name: &str) -> TextCodec {
 
 #[pymethods]
 impl Connection {
-    /// Connects with a complete ODBC connection string (the Python layer builds it).
+    /// Connects with a complete ODBC connection string (the Python layer builds it). The values
+    /// of the attributes named in `secret_attributes` (and of PWD / Password) never appear in a
+    /// message.
     #[new]
-    #[pyo3(signature = (connstring, autocommit=false, timeout=0, readonly=false, attrs_before=None))]
+    #[pyo3(signature = (connstring, autocommit=false, timeout=0, readonly=false, attrs_before=None, secret_attributes=Vec::new()))]
     fn new(
         py: Python<'_>,
         connstring: String,
@@ -139,6 +141,7 @@ impl Connection {
         timeout: u32,
         readonly: bool,
         attrs_before: Option<&Bound<'_, PyDict>>,
+        secret_attributes: Vec<String>,
     ) -> PyResult<Self> {
         let attrs = parse_attrs(attrs_before)?;
         let mut info = Vec::new();
@@ -150,6 +153,7 @@ impl Connection {
                     timeout,
                     readonly,
                     &attrs,
+                    &secret_attributes,
                     &mut info,
                 )
             })
