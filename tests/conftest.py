@@ -85,6 +85,18 @@ class Profile:
     drop_login_sql: str | None = None
     # SQL that makes the server send {text} as an informational message (cursor.messages).
     notice_sql: str | None = None
+    # -- dialect and driver answers the pyodbc API tests meet
+    identifier_quote: str = '"'  # quotes an identifier that keeps its case
+    drop_rowcount: int = 0  # rowcount after DROP TABLE (-1: the driver's SQLRowCount is silent)
+    # SQL that creates / drops a stored procedure or function {name} with one integer
+    # parameter `a`; None where the database has none (SQLite).
+    create_procedure_sql: str | None = None
+    drop_procedure_sql: str | None = None
+
+    def quote(self, name: str) -> str:
+        """``name`` as an identifier that keeps its case."""
+        q = self.identifier_quote
+        return q + name.replace(q, q + q) + q
 
     def ddl(self, kind: str) -> str:
         """DDL for an abstract column type ('int', 'bigint', 'text', 'bytes', ...)."""
@@ -236,6 +248,9 @@ def postgresql_profile(connstr: str) -> Profile:
         create_login_sql="CREATE ROLE {user} LOGIN PASSWORD '{password}'",
         drop_login_sql="DROP ROLE IF EXISTS {user}",
         notice_sql="DO $$ BEGIN RAISE NOTICE '{text}'; END $$",
+        drop_rowcount=-1,  # psqlODBC says nothing for DROP / ALTER
+        create_procedure_sql="CREATE FUNCTION {name}(a integer) RETURNS integer AS 'SELECT a' LANGUAGE SQL",
+        drop_procedure_sql="DROP FUNCTION IF EXISTS {name}(integer)",
     )
 
 
@@ -402,7 +417,8 @@ class TableFactory:
             return
         # Release whatever the test's connections still hold before dropping.
         self._connector.release()
-        for name in self.names:
+        # Newest first: a table may refer to an older one (a foreign key).
+        for name in reversed(self.names):
             _drop_table(self._db, self._backend, name)
 
 

@@ -22,6 +22,7 @@ from .dbapi import (
     ROWID,
     STRING,
     Binary,
+    BinaryNull,
     Date,
     DateFromTicks,
     Time,
@@ -51,6 +52,8 @@ apilevel = "2.0"
 #: Threads may share the module, not connections (DB-API level 1).
 threadsafety = 1
 paramstyle = "qmark"
+#: The ODBC behaviour fastodbc asks the driver manager for (``SQL_OV_ODBC3``), as pyodbc's.
+odbcversion = "3.X"
 #: Accepted for pyodbc compatibility; driver-manager pooling is left to unixODBC's settings.
 pooling = True
 #: As in pyodbc: column names in ``description`` and ``Row`` attributes are lower-cased. Read
@@ -125,6 +128,7 @@ __all__ = [
     "ROWID",
     "STRING",
     "Binary",
+    "BinaryNull",
     "Connection",
     "Cursor",
     "DataError",
@@ -148,6 +152,9 @@ __all__ = [
     "connect",
     "dataSources",
     "drivers",
+    "lowercase",
+    "native_uuid",
+    "odbcversion",
     "paramstyle",
     "secret_attributes",
     "threadsafety",

@@ -98,22 +98,24 @@ impl Connection {
     }
 }
 
+/// A connection attribute's value: an integer, text or bytes.
+fn attr_value(v: &Bound<'_, PyAny>) -> PyResult<AttrValue> {
+    Ok(if let Ok(i) = v.extract::<i64>() {
+        AttrValue::Int(i)
+    } else if let Ok(s) = v.downcast::<PyString>() {
+        AttrValue::Text(s.to_str()?.to_owned())
+    } else if let Ok(b) = v.downcast::<PyBytes>() {
+        AttrValue::Bytes(b.as_bytes().to_vec())
+    } else {
+        AttrValue::Bytes(v.extract()?)
+    })
+}
+
 fn parse_attrs(attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(i32, AttrValue)>> {
     let mut out = Vec::new();
     if let Some(d) = attrs {
         for (k, v) in d.iter() {
-            let key: i32 = k.extract()?;
-            let value = if let Ok(i) = v.extract::<i64>() {
-                AttrValue::Int(i)
-            } else if let Ok(s) = v.downcast::<PyString>() {
-                AttrValue::Text(s.to_str()?.to_owned())
-            } else if let Ok(b) = v.downcast::<PyBytes>() {
-                AttrValue::Bytes(b.as_bytes().to_vec())
-            } else {
-                let b: Vec<u8> = v.extract()?;
-                AttrValue::Bytes(b)
-            };
-            out.push((key, value));
+            out.push((k.extract()?, attr_value(&v)?));
         }
     }
     Ok(out)
@@ -234,6 +236,22 @@ impl Connection {
         self.with_conn(py, |c| c.set_autocommit(value))?;
         self.autocommit.store(value, Ordering::Release);
         self.shared.txn_dirty.store(false, Ordering::Release);
+        Ok(())
+    }
+
+    /// `SQLSetConnectAttr`: sets connection attribute `attr` to an integer (as pyodbc), text or
+    /// bytes. Setting SQL_ATTR_AUTOCOMMIT this way updates `autocommit` too.
+    fn set_attr(&self, py: Python<'_>, attr: i32, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let value = attr_value(value)?;
+        let autocommit = match (attr, &value) {
+            (fastodbc_core::ffi::SQL_ATTR_AUTOCOMMIT, AttrValue::Int(v)) => Some(*v != 0),
+            _ => None,
+        };
+        self.with_conn(py, |c| c.set_attr(attr, &value))?;
+        if let Some(on) = autocommit {
+            self.autocommit.store(on, Ordering::Release);
+            self.shared.txn_dirty.store(false, Ordering::Release);
+        }
         Ok(())
     }
 

@@ -53,10 +53,16 @@ pub fn py_types(py: Python<'_>) -> PyResult<&PyTypes> {
     })
 }
 
-/// The Python type a column's values have (`description[i][1]`, as pyodbc reports it).
-pub fn type_code<'py>(py: Python<'py>, kind: ValueKind) -> PyResult<Bound<'py, PyType>> {
+/// The Python type a column's values have (`description[i][1]`, as pyodbc reports it); GUIDs
+/// are `str` unless `native_uuid`.
+pub fn type_code<'py>(
+    py: Python<'py>,
+    kind: ValueKind,
+    native_uuid: bool,
+) -> PyResult<Bound<'py, PyType>> {
     let t = py_types(py)?;
     let ty = match kind {
+        ValueKind::Guid if !native_uuid => &t.str_,
         ValueKind::Text => &t.str_,
         // pyodbc reports bytearray for binary columns (their values are bytes).
         ValueKind::Binary => &t.bytearray,
@@ -94,6 +100,8 @@ pub enum Converter {
     Time,
     Timestamp,
     Guid,
+    /// A GUID as upper-case text (`fastodbc.native_uuid = False`, as pyodbc's).
+    GuidText,
     /// A user's output converter, given the raw bytes of the value.
     User(PyObject),
 }
@@ -108,7 +116,9 @@ impl Converter {
         )
     }
 
-    pub fn for_column(plan: &ColumnPlan, user: Option<PyObject>) -> Converter {
+    /// The converter of a column: the user's output converter for its SQL type if there is
+    /// one, else the built-in one for its kind (GUIDs as `str` unless `native_uuid`).
+    pub fn for_column(plan: &ColumnPlan, user: Option<PyObject>, native_uuid: bool) -> Converter {
         if let Some(f) = user {
             return Converter::User(f);
         }
@@ -128,7 +138,8 @@ impl Converter {
             ValueKind::Date => Converter::Date,
             ValueKind::Time => Converter::Time,
             ValueKind::Timestamp => Converter::Timestamp,
-            ValueKind::Guid => Converter::Guid,
+            ValueKind::Guid if native_uuid => Converter::Guid,
+            ValueKind::Guid => Converter::GuidText,
         }
     }
 
@@ -269,6 +280,13 @@ impl Converter {
                     .uuid
                     .bind(py)
                     .call((), Some(&kwargs))?
+                    .unbind()
+            }
+            Converter::GuidText => {
+                let text = guid::guid_text(&guid::guid_to_rfc_bytes(b));
+                // The text is ASCII hex digits and dashes.
+                PyString::new(py, std::str::from_utf8(&text).map_err(|_| bad("GUID"))?)
+                    .into_any()
                     .unbind()
             }
             Converter::User(f) => f.bind(py).call1((PyBytes::new(py, b),))?.unbind(),

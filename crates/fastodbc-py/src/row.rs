@@ -103,6 +103,10 @@ fn create_row_type(py: Python<'_>) -> PyResult<Py<PyType>> {
             pfunc: row_ass_item as *mut c_void,
         },
         ffi::PyType_Slot {
+            slot: ffi::Py_mp_subscript,
+            pfunc: row_subscript as *mut c_void,
+        },
+        ffi::PyType_Slot {
             slot: ffi::Py_tp_methods,
             pfunc: methods.as_mut_ptr() as *mut c_void,
         },
@@ -232,6 +236,37 @@ unsafe extern "C" fn row_getattro(
         ffi::PyErr_Clear();
     }
     ffi::PyObject_GenericGetAttr(obj, name)
+}
+
+/// `row[key]`: the tuple's, but a slice of every value in order (`row[:]`) is the row itself,
+/// as in pyodbc.
+unsafe extern "C" fn row_subscript(
+    obj: *mut ffi::PyObject,
+    key: *mut ffi::PyObject,
+) -> *mut ffi::PyObject {
+    if ffi::PySlice_Check(key) != 0 {
+        let (mut start, mut stop, mut step) = (0, 0, 0);
+        if ffi::PySlice_Unpack(key, &mut start, &mut stop, &mut step) < 0 {
+            return null_mut();
+        }
+        let n = ffi::Py_SIZE(obj);
+        let len = ffi::PySlice_AdjustIndices(n, &mut start, &mut stop, step);
+        if len > 0 && len == n && start == 0 && step == 1 {
+            ffi::Py_INCREF(obj);
+            return obj;
+        }
+    }
+    let mapping = (*std::ptr::addr_of!(ffi::PyTuple_Type)).tp_as_mapping;
+    match mapping.as_ref().and_then(|m| m.mp_subscript) {
+        Some(subscript) => subscript(obj, key),
+        None => {
+            ffi::PyErr_SetString(
+                ffi::PyExc_TypeError,
+                c"tuple indexing is unavailable".as_ptr(),
+            );
+            null_mut()
+        }
+    }
 }
 
 /// `row[i] = value` (the index is already normalised by `PySequence_SetItem`).
