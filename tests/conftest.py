@@ -10,16 +10,19 @@ Environment:
                         against the oracle, skipping ``fastodbc_only`` tests)
   FASTODBC_TEST_PG      PostgreSQL connection string; unset -> PostgreSQL tests skip,
                         or fail when CI is set.
+  FASTODBC_TEST_MARIADB MariaDB connection string (MariaDB Connector/ODBC); the same.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
+import decimal
 import hashlib
 import importlib
 import os
 import re
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -43,38 +46,75 @@ IS_PYODBC = MODULE_NAME == "pyodbc"
 
 @dataclasses.dataclass(frozen=True)
 class Profile:
-    """A database + ODBC driver pair, with its documented quirks."""
+    """A database + ODBC driver pair, with its documented quirks.
+
+    The defaults are what standard SQL and a well-behaved driver do; a profile states only
+    where its database or driver differs."""
 
     name: str
-    connstr: str
-    # -- types
+    connstr: str  # includes the attributes that bound lock waits (see *_profile below)
     ddl_map: dict[str, str]
-    supports_uuid: bool
-    min_date: datetime.date
-    max_date: datetime.date
-    float_digits: int  # significant digits a double keeps through the driver
-    keeps_negative_zero: bool  # -0.0 comes back with its sign
-    supports_nan: bool  # NaN / inf stored and returned as such
-    timestamp_precision: int  # fractional-second digits a TIMESTAMP keeps
-    time_precision: int  # fractional-second digits a TIME is documented to keep (at least)
-    numeric_is_float: bool  # NUMERIC(p,s) is described as SQL_DOUBLE -> float
-    char_pads: bool  # CHAR(n) values come back blank-padded
-    int_column_is_64bit: bool  # an INTEGER column accepts values beyond 32 bits
+    # -- what the driver reports
+    getinfo: dict[str, Any]  # SQLGetInfo values of this driver and database
+    # Per column kind: description[i][1:6] (type_code, display_size, internal_size,
+    # precision, scale) and the columns() catalog's (data_type, type_name).
+    descriptions: dict[str, tuple[Any, ...]]
+    catalog_types: dict[str, tuple[int, str]]
+    reports_not_null: bool = True  # description's null_ok is False for a NOT NULL column
+    # -- types
+    supports_uuid: bool = True
+    uuid_fetched_as_str: bool = False  # the uuid type is described as text: fetched as str
+    # The uuid type refuses values of the NCS variant (0xxx) with a version nibble of 8-F.
+    uuid_refuses_ncs_high_versions: bool = False
+    bool_fetched_as_int: bool = False  # BOOLEAN is an integer type: fetched as int
+    min_date: datetime.date = datetime.date(1, 1, 1)
+    max_date: datetime.date = datetime.date(9999, 12, 31)
+    float_digits: int = 17  # significant digits a double keeps through the driver
+    keeps_negative_zero: bool = True  # -0.0 comes back with its sign
+    supports_nan: bool = True  # NaN / inf stored and returned as such
+    timestamp_precision: int = 6  # fractional-second digits a TIMESTAMP keeps
+    time_precision: int = 6  # fractional-second digits a TIME is documented to keep (at least)
+    numeric_is_float: bool = False  # NUMERIC(p,s) is described as SQL_DOUBLE -> float
+    char_pads: bool = True  # CHAR(n) values come back blank-padded
+    int_column_is_64bit: bool = False  # an INTEGER column accepts values beyond 32 bits
+    enforces_varchar_length: bool = True  # a value longer than VARCHAR(n) is refused
+    text_equality_is_exact: bool = True  # 'Ä' = 'ä' is false (not a case-insensitive collation)
+    astral_in_sql_text: bool = True  # the SQL text itself may hold characters beyond U+FFFF
     # -- statements / results
-    multiple_statements: bool  # "select 1; select 2" in one execute
-    bad_cast_raises: bool  # CAST('abc' AS INTEGER) raises DataError
-    division_by_zero_raises: bool
-    honours_query_timeout: bool
-    has_notices: bool  # server messages (RAISE NOTICE) reach cursor.messages
-    untyped_param_is_text: bool  # `SELECT ?` returns the parameter as str
-    select_rowcount_known: bool  # SQLRowCount after SELECT is the row count
+    multiple_statements: bool = False  # "select 1; select 2" in one execute
+    bad_cast_raises: bool = True  # CAST('abc' AS INTEGER) raises DataError
+    division_by_zero_raises: bool = True
+    honours_query_timeout: bool = True
+    has_notices: bool = False  # server messages (RAISE NOTICE) reach cursor.messages
+    untyped_param_is_text: bool = False  # `SELECT ?` returns the parameter as str
+    select_rowcount_known: bool = True  # SQLRowCount after SELECT is the row count
     # -- errors: (SQLSTATE prefix, exception class name) the driver reports
-    syntax_error: tuple[str, str]
-    unique_violation: tuple[str, str]
-    missing_table: tuple[str, str]
-    statement_level_rollback: bool  # a failed statement leaves the transaction open
+    syntax_error: tuple[str, str] = ("42", "ProgrammingError")
+    unique_violation: tuple[str, str] = ("23", "IntegrityError")
+    missing_table: tuple[str, str] = ("42", "ProgrammingError")
+    # A statement stopped by cancel(): (exception class name, SQLSTATEs).
+    cancelled: tuple[str, tuple[str, ...]] = ("OperationalError", ("HY008",))
+    syntax_error_text: str = "syntax error"  # in the message of a syntax error
+    unique_violation_text: str = "unique"  # in the message of a unique violation
+    statement_level_rollback: bool = True  # a failed statement leaves the transaction open
     # -- SQL snippets
-    series_sql: str  # a query with one column `i` = 1..{n}
+    series_sql: str = (  # a query with one column `i` = 1..{n}
+        "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < {n}) "
+        "SELECT i FROM s"
+    )
+    # A query that keeps the driver busy about {seconds} s ({rows}: 3,000,000 rows a second
+    # for a database with no sleep function), returning one row.
+    sleep_sql: str = "SELECT SLEEP({seconds})"
+    pipes_concatenate: bool = True  # `a || b` concatenates (MariaDB: logical OR)
+    identifier_quote: str = '"'
+    char_length_sql: str = "CHAR_LENGTH({})"
+    schema: str = "public"  # the schema unqualified names are created in
+    # Connection attributes and a column type with which the driver describes a column as
+    # narrower than the values it holds (None: it never does).
+    short_description: tuple[str, str] | None = None
+    # Connection attributes and a WHERE condition with which each row the driver fetches
+    # takes the server ~2 ms to produce (None: the driver reads whole results at execute).
+    slow_fetch: tuple[str, str] | None = None
     # -- connecting (defaults: what the database lacks)
     # A connection string the driver loads but cannot connect with (no server, no file).
     unreachable_connstr: str | None = None
@@ -85,18 +125,12 @@ class Profile:
     drop_login_sql: str | None = None
     # SQL that makes the server send {text} as an informational message (cursor.messages).
     notice_sql: str | None = None
-    # -- dialect and driver answers the pyodbc API tests meet
-    identifier_quote: str = '"'  # quotes an identifier that keeps its case
+    # -- driver answers the pyodbc API tests meet
     drop_rowcount: int = 0  # rowcount after DROP TABLE (-1: the driver's SQLRowCount is silent)
     # SQL that creates / drops a stored procedure or function {name} with one integer
     # parameter `a`; None where the database has none (SQLite).
     create_procedure_sql: str | None = None
     drop_procedure_sql: str | None = None
-
-    def quote(self, name: str) -> str:
-        """``name`` as an identifier that keeps its case."""
-        q = self.identifier_quote
-        return q + name.replace(q, q + q) + q
 
     def ddl(self, kind: str) -> str:
         """DDL for an abstract column type ('int', 'bigint', 'text', 'bytes', ...)."""
@@ -107,6 +141,38 @@ class Profile:
 
     def series(self, n: int) -> str:
         return self.series_sql.format(n=int(n))
+
+    def sleep(self, seconds: float) -> str:
+        return self.sleep_sql.format(seconds=seconds, rows=int(seconds * 3_000_000))
+
+    def concat(self, *exprs: str) -> str:
+        """SQL concatenating the text of the given expressions."""
+        if self.pipes_concatenate:
+            return "(" + " || ".join(exprs) + ")"
+        return f"CONCAT({', '.join(exprs)})"
+
+    def quote(self, identifier: str) -> str:
+        q = self.identifier_quote
+        return q + identifier.replace(q, q + q) + q
+
+    def char_length(self, expr: str) -> str:
+        """SQL for the length of a text in characters."""
+        return self.char_length_sql.format(expr)
+
+    def fetched_bool(self, value: bool | None) -> bool | int | None:
+        """What a BOOLEAN column holding value comes back as."""
+        return int(value) if self.bool_fetched_as_int and value is not None else value
+
+    def storable_uuid(self, value: uuid.UUID) -> uuid.UUID:
+        """value, or (where the uuid type would refuse it) value with the RFC 4122 variant."""
+        ncs_high_version = value.int >> 63 & 1 == 0 and value.int >> 79 & 1 == 1
+        if self.uuid_refuses_ncs_high_versions and ncs_high_version:
+            return uuid.UUID(int=value.int & ~(3 << 62) | 2 << 62)
+        return value
+
+    def fetched_uuid(self, value: uuid.UUID | None) -> uuid.UUID | str | None:
+        """What a uuid column holding value comes back as."""
+        return str(value) if self.uuid_fetched_as_str and value is not None else value
 
     def select_rowcounts(self, n: int) -> tuple[int, ...]:
         """rowcount values allowed after a SELECT returning n rows (DB-API: -1 if unknown)."""
@@ -180,15 +246,54 @@ POSTGRESQL_DDL = {
     "uuid": "UUID",
 }
 
+MARIADB_DDL = {
+    **_COMMON_DDL,
+    "float": "DOUBLE",
+    "real": "FLOAT",  # MariaDB's REAL is a DOUBLE
+    "text": "LONGTEXT",  # TEXT holds 64 KiB
+    "time": "TIME(6)",  # TIME keeps no fraction
+    "bytes": "LONGBLOB",
+    "timestamp": "DATETIME(6)",  # TIMESTAMP is 1970-2038, in the session's time zone
+    "uuid": "UUID",
+}
+
+
+# Every test connection bounds its lock waits (10 s): a test that leaks a transaction or a
+# lock then makes the next one fail fast instead of hanging the suite.
+LOCK_TIMEOUT_S = 10
+
 
 def sqlite_profile(path: Path) -> Profile:
     return Profile(
         name="sqlite",
-        connstr=f"Driver={{SQLite3}};Database={path};",
+        # Timeout: sqliteodbc's busy timeout (ms); its default is 100 s.
+        connstr=f"Driver={{SQLite3}};Database={path};Timeout={LOCK_TIMEOUT_S * 1000};",
         ddl_map=SQLITE_DDL,
+        getinfo={
+            "SQL_DRIVER_NAME": "sqlite3odbc.so",
+            "SQL_DBMS_NAME": "SQLite",
+            "SQL_IDENTIFIER_QUOTE_CHAR": '"',
+            "SQL_MAX_TABLE_NAME_LEN": 255,
+        },
+        # Sizes from the declared type name; BLOB is 255 whatever it holds.
+        descriptions={
+            "int": (int, None, 10, 10, 0),
+            "varchar(50)": (str, None, 50, 50, 0),
+            "numeric(18,4)": (float, None, 18, 18, 0),
+            "bytes": (bytearray, None, 255, 255, 0),
+            "bool": (bool, None, 1, 1, 0),
+            "timestamp": (datetime.datetime, None, 32, 32, 0),
+            "date": (datetime.date, None, 10, 10, 0),
+            "bigint": (int, None, 20, 20, 0),
+            "float": (float, None, 54, 54, 0),
+        },
+        catalog_types={
+            "int": (4, "INTEGER"),
+            "varchar(50)": (12, "VARCHAR(50)"),
+            "numeric(18,4)": (8, "NUMERIC(18,4)"),
+        },
+        reports_not_null=False,
         supports_uuid=False,
-        min_date=datetime.date(1, 1, 1),
-        max_date=datetime.date(9999, 12, 31),
         float_digits=15,
         keeps_negative_zero=False,
         supports_nan=False,  # NaN is stored as NULL
@@ -197,21 +302,23 @@ def sqlite_profile(path: Path) -> Profile:
         numeric_is_float=True,
         char_pads=False,
         int_column_is_64bit=True,
-        multiple_statements=False,
+        enforces_varchar_length=False,
+        astral_in_sql_text=False,  # its SQL scanner: 'unrecognized token' (as parameters: kept)
         bad_cast_raises=False,  # CAST('abc' AS INTEGER) is 0
         division_by_zero_raises=False,  # 1/0 is NULL
         honours_query_timeout=False,
-        has_notices=False,
-        untyped_param_is_text=False,
         select_rowcount_known=False,
         syntax_error=("HY000", "Error"),  # sqliteodbc reports every error as HY000
         unique_violation=("HY000", "Error"),
         missing_table=("HY000", "Error"),
-        statement_level_rollback=True,
-        series_sql=(
-            "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < {n}) "
-            "SELECT i FROM s"
+        cancelled=("DatabaseError", ("HY000",)),  # "interrupted", as every error: HY000
+        sleep_sql=(
+            "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < {rows}) "
+            "SELECT COUNT(*) FROM s"
         ),
+        char_length_sql="length({})",
+        schema="main",
+        short_description=("", "VARCHAR(10)"),  # VARCHAR(n) is not enforced
         unreachable_connstr=f"Driver={{SQLite3}};Database={path.parent / 'missing' / 'x.sqlite'};",
     )
 
@@ -219,31 +326,42 @@ def sqlite_profile(path: Path) -> Profile:
 def postgresql_profile(connstr: str) -> Profile:
     return Profile(
         name="postgresql",
-        connstr=connstr,
+        # ConnSettings: SQL psqlODBC runs after connecting.
+        connstr=f"{connstr.rstrip(';')};ConnSettings={{SET lock_timeout = '{LOCK_TIMEOUT_S}s'}}",
         ddl_map=POSTGRESQL_DDL,
-        supports_uuid=True,
-        min_date=datetime.date(1, 1, 1),
-        max_date=datetime.date(9999, 12, 31),
-        float_digits=17,
-        keeps_negative_zero=True,
-        supports_nan=True,
-        timestamp_precision=6,
-        time_precision=6,
-        numeric_is_float=False,
-        char_pads=True,
-        int_column_is_64bit=False,
+        getinfo={
+            "SQL_DRIVER_NAME": "psqlodbcw.so",
+            "SQL_DBMS_NAME": "PostgreSQL",
+            "SQL_IDENTIFIER_QUOTE_CHAR": '"',
+            "SQL_MAX_TABLE_NAME_LEN": 63,
+            "SQL_DATABASE_NAME": "fastodbc_test",
+        },
+        descriptions={
+            "int": (int, None, 10, 10, 0),
+            "varchar(50)": (str, None, 50, 50, 0),
+            "numeric(18,4)": (decimal.Decimal, None, 18, 18, 4),
+            "bytes": (bytearray, None, 0, 0, 0),  # bytea: SQL_LONGVARBINARY of size 0
+            "bool": (bool, None, 1, 1, 0),
+            "timestamp": (datetime.datetime, None, 26, 26, 6),
+            "date": (datetime.date, None, 10, 10, 0),
+            "bigint": (int, None, 19, 19, 0),
+            "float": (float, None, 17, 17, 0),
+        },
+        catalog_types={
+            "int": (4, "int4"),
+            "varchar(50)": (-9, "varchar"),
+            "numeric(18,4)": (2, "numeric"),
+        },
         multiple_statements=True,
-        bad_cast_raises=True,
-        division_by_zero_raises=True,
-        honours_query_timeout=True,
         has_notices=True,
         untyped_param_is_text=True,
         select_rowcount_known=True,  # UseDeclareFetch=0: the driver holds the whole result
-        syntax_error=("42", "ProgrammingError"),
-        unique_violation=("23", "IntegrityError"),
-        missing_table=("42", "ProgrammingError"),
-        statement_level_rollback=True,
+        cancelled=("OperationalError", ("57014", "HY008")),  # the server's query_canceled
         series_sql="SELECT i FROM generate_series(1, {n}) AS s(i)",
+        sleep_sql="SELECT pg_sleep({seconds})",
+        short_description=(";MaxVarcharSize=5;MaxLongVarcharSize=5", "VARCHAR"),
+        # A server-side cursor computes rows as they are fetched.
+        slow_fetch=(";UseDeclareFetch=1;Fetch=50", "pg_sleep(0.002)::text = ''"),
         unreachable_connstr=with_attributes(connstr, Port="1"),
         create_login_sql="CREATE ROLE {user} LOGIN PASSWORD '{password}'",
         drop_login_sql="DROP ROLE IF EXISTS {user}",
@@ -254,7 +372,82 @@ def postgresql_profile(connstr: str) -> Profile:
     )
 
 
-BACKENDS = ["sqlite", "postgresql"]
+def mariadb_profile(connstr: str) -> Profile:
+    return Profile(
+        name="mariadb",
+        # InitStmt: SQL Connector/ODBC runs after connecting. lock_wait_timeout bounds metadata
+        # locks (DROP TABLE waits a year by default), innodb_lock_wait_timeout row locks.
+        connstr=(
+            f"{connstr.rstrip(';')};InitStmt={{SET lock_wait_timeout = {LOCK_TIMEOUT_S}, "
+            f"innodb_lock_wait_timeout = {LOCK_TIMEOUT_S}}}"
+        ),
+        ddl_map=MARIADB_DDL,
+        getinfo={
+            "SQL_DRIVER_NAME": "libmaodbc.so",
+            "SQL_DBMS_NAME": "MariaDB",
+            "SQL_IDENTIFIER_QUOTE_CHAR": "`",
+            "SQL_MAX_TABLE_NAME_LEN": 256,
+            "SQL_DATABASE_NAME": "fastodbc_test",
+        },
+        descriptions={
+            "int": (int, None, 10, 10, 0),
+            "varchar(50)": (str, None, 50, 50, 0),
+            "numeric(18,4)": (decimal.Decimal, None, 18, 18, 4),
+            "bytes": (bytearray, None, 2**32 - 1, 2**32 - 1, 0),  # LONGBLOB
+            "bool": (int, None, 3, 3, 0),  # TINYINT(1)
+            "timestamp": (datetime.datetime, None, 26, 26, 6),
+            "date": (datetime.date, None, 10, 10, 0),
+            "bigint": (int, None, 20, 20, 0),
+            "float": (float, None, 15, 15, 0),
+        },
+        catalog_types={
+            "int": (4, "INT"),
+            "varchar(50)": (-9, "VARCHAR"),
+            "numeric(18,4)": (3, "DECIMAL"),
+        },
+        uuid_fetched_as_str=True,  # UUID is described as CHAR(36)
+        uuid_refuses_ncs_high_versions=True,
+        bool_fetched_as_int=True,  # BOOLEAN is TINYINT(1)
+        keeps_negative_zero=False,
+        supports_nan=False,  # the server refuses them (22003)
+        char_pads=False,
+        text_equality_is_exact=False,  # utf8mb4_general_ci: case- and accent-insensitive
+        bad_cast_raises=False,  # CAST('abc' AS INTEGER) is 0, with a warning
+        division_by_zero_raises=False,  # 1/0 is NULL, with a warning
+        honours_query_timeout=False,  # Connector/ODBC 3.1 answers 01S02 "no timeout"
+        # Connector/ODBC reports the server's 70100 "Query execution was interrupted" as HY018.
+        cancelled=("DatabaseError", ("HY018",)),
+        syntax_error_text="error in your SQL syntax",
+        unique_violation_text="duplicate entry",
+        series_sql="SELECT seq AS i FROM seq_1_to_{n}",
+        pipes_concatenate=False,
+        identifier_quote="`",
+        schema=_attribute(connstr, "Database") or _attribute(connstr, "DB") or "",
+        unreachable_connstr=with_attributes(connstr, Port="1"),
+        # GRANT ... IDENTIFIED BY creates the login (scripts/mariadb.sh's user connects from
+        # 127.0.0.1, as the tests do).
+        create_login_sql=(
+            f"GRANT ALL PRIVILEGES ON {_attribute(connstr, 'Database')}.* TO "
+            "'{user}'@'127.0.0.1' IDENTIFIED BY '{password}'"
+        ),
+        drop_login_sql="DROP USER IF EXISTS '{user}'@'127.0.0.1'",
+        create_procedure_sql="CREATE PROCEDURE {name}(IN a INT) SELECT a",
+        drop_procedure_sql="DROP PROCEDURE IF EXISTS {name}",
+    )
+
+
+def _attribute(connstr: str, key: str) -> str | None:
+    """A plain (unbraced) attribute's value in a connection string."""
+    m = re.search(rf"(?:^|;)\s*{key}\s*=\s*([^;{{]*)", connstr, re.IGNORECASE)
+    return m.group(1).strip() if m else None
+
+
+# Server backends: the environment variable holding the connection string, and the profile.
+SERVER_BACKENDS = {
+    "postgresql": ("FASTODBC_TEST_PG", postgresql_profile),
+    "mariadb": ("FASTODBC_TEST_MARIADB", mariadb_profile),
+}
+BACKENDS = ["sqlite", *SERVER_BACKENDS]
 
 
 # --------------------------------------------------------------------------- pytest hooks
@@ -299,12 +492,13 @@ def db():
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Profile:
     if request.param == "sqlite":
         return sqlite_profile(tmp_path / "test.sqlite")
-    connstr = os.environ.get("FASTODBC_TEST_PG")
+    env, profile = SERVER_BACKENDS[request.param]
+    connstr = os.environ.get(env)
     if not connstr:
         if os.environ.get("CI"):
-            pytest.fail("FASTODBC_TEST_PG is not set: CI must run the PostgreSQL tests")
-        pytest.skip("FASTODBC_TEST_PG is not set")
-    return postgresql_profile(connstr)
+            pytest.fail(f"{env} is not set: CI must run the {request.param} tests")
+        pytest.skip(f"{env} is not set")
+    return profile(connstr)
 
 
 class Connector:
@@ -369,21 +563,14 @@ def table_name_for(request: pytest.FixtureRequest, suffix: str = "") -> str:
 
 
 def _admin_connect(db, backend: Profile):
-    """An autocommit connection for DDL; on SQLite it waits for locks 5 s, not 100 s."""
-    connstr = backend.connstr
-    if backend.name == "sqlite":
-        connstr = connstr.rstrip(";") + ";Timeout=5000;"
-    return db.connect(connstr, autocommit=True)
+    """An autocommit connection for DDL (its lock waits bounded, as every test connection's)."""
+    return db.connect(backend.connstr, autocommit=True)
 
 
 def _drop_table(db, backend: Profile, name: str) -> None:
     c = _admin_connect(db, backend)
     try:
-        cur = c.cursor()
-        if backend.name == "postgresql":
-            # Never hang the suite on a lock a leaked transaction still holds.
-            cur.execute("SET lock_timeout = '5s'")
-        cur.execute(f"DROP TABLE IF EXISTS {name}")
+        c.cursor().execute(f"DROP TABLE IF EXISTS {name}")
     finally:
         c.close()
 

@@ -31,10 +31,12 @@ const CHUNK_ROWS: usize = 1000;
 const SQLITE: BindOptions = BindOptions {
     text: TextEncoding::Utf16,
     timestamp_as_text: true,
+    guid_as_text: false,
 };
 const POSTGRESQL: BindOptions = BindOptions {
     text: TextEncoding::Utf16,
     timestamp_as_text: false,
+    guid_as_text: false,
 };
 
 /// The Decimal parameter's value from its `str()`, as fastodbc-py's `decimal_param` does.

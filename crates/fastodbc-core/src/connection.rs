@@ -101,6 +101,21 @@ pub struct DriverTraits {
     /// `SQLGetData` may re-read a bound column of the current row (SQL_GD_BOUND): with
     /// one-row blocks, a truncated value can be read again whole.
     pub getdata_bound: bool,
+    /// The driver reads UTF-16 input past its end: MariaDB Connector/ODBC 3.1 measures it
+    /// with its UTF-16 charset's `mb_charlen` applied to a whole code unit, which tests the
+    /// unit's low byte, so every unit in U+xxD8..U+xxDB (`Ø`, `Ù`, `付`...) counts as the
+    /// start of a surrogate pair and its conversion to UTF-8 reads one unit past the text per
+    /// such unit, and keeps it (a NUL, the next row's text in a parameter array, garbage after
+    /// a statement). Statements therefore get spaces after their end to read
+    /// (`Statement::prepare` / `exec_direct`), and `str` parameters go as UTF-8 (SQL_C_CHAR)
+    /// unless `setencoding` asks for UTF-16: its narrow text is the connection's utf8mb4,
+    /// taken as given. (unixODBC hands the driver the wide functions whatever the
+    /// application calls, so the narrow ones are no way around it for statements.)
+    pub overreads_wide_text: bool,
+    /// `uuid.UUID` parameters go as their 36-character text, not SQL_C_GUID: MariaDB
+    /// Connector/ODBC 3.1 sends a SQL_GUID struct as its 16 bytes in memory order (Data1-3
+    /// little-endian), which a UUID column stores byte-swapped and a text column refuses.
+    pub guid_as_text: bool,
 }
 
 /// An open ODBC connection.
@@ -157,6 +172,8 @@ impl Connection {
                 integers_as_text: false,
                 getdata_in_block: false,
                 getdata_bound: false,
+                overreads_wide_text: false,
+                guid_as_text: false,
             },
             driver_name: String::new(),
             dbms_name: String::new(),
@@ -378,6 +395,7 @@ fn driver_traits(driver_name: &str, getdata_extensions: u32) -> DriverTraits {
     let sqlite = name.contains("sqlite");
     let utf8_drivers = name.contains("sqlite") || name.starts_with("psqlodbcw");
     let nul_cutters = name.contains("sqlite") || name.starts_with("psqlodbc");
+    let mariadb = name.starts_with("libmaodbc");
     DriverTraits {
         narrow_is_utf8: utf8_drivers,
         truncates_at_nul: nul_cutters,
@@ -394,6 +412,8 @@ fn driver_traits(driver_name: &str, getdata_extensions: u32) -> DriverTraits {
         getdata_bound: getdata_extensions & ffi::SQL_GD_BOUND != 0,
         getdata_in_block: getdata_extensions & (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
             == (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND),
+        overreads_wide_text: mariadb,
+        guid_as_text: mariadb,
     }
 }
 

@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use crate::diagnostics::{Error, Result};
 use crate::ffi;
+use crate::types::guid;
 use crate::types::temporal::{format_time, format_timestamp};
 
 /// A parameter value, already converted from the caller's object.
@@ -79,6 +80,8 @@ pub struct BindOptions {
     pub text: TextEncoding,
     /// Send timestamps as `YYYY-MM-DD HH:MM:SS.ffffff` text (see `DriverTraits`).
     pub timestamp_as_text: bool,
+    /// Send GUIDs as their 36-character text (see `DriverTraits::guid_as_text`).
+    pub guid_as_text: bool,
 }
 
 /// Longest text (characters) or binary (bytes) bound as VARCHAR/VARBINARY; longer values are
@@ -198,6 +201,7 @@ fn build_column(
     let n = rows.len();
     let text = opts.text;
     let ts_text = opts.timestamp_as_text;
+    let guid_text = opts.guid_as_text;
     // Describe the column (sizes over all rows), then allocate once and fill.
     let (c_type, sql_type, col_size, digits, elem) = match kind {
         // As pyodbc binds its BinaryNull.
@@ -222,6 +226,7 @@ fn build_column(
             6,
             16,
         ),
+        Some(ParamKind::Guid) if guid_text => (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR, 36, 0, 40),
         Some(ParamKind::Guid) => (ffi::SQL_C_GUID, ffi::SQL_GUID, 16, 0, 16),
         Some(ParamKind::Time) => {
             // Text keeps microseconds; SQL_C_TYPE_TIME has no fraction field.
@@ -378,6 +383,11 @@ fn build_column(
                         &t.fraction.to_ne_bytes(),
                     ]),
                 ),
+                ParamValue::Guid(g) if guid_text => {
+                    scratch.clear();
+                    guid::format_guid(&mut scratch, g);
+                    put(out, scratch.as_bytes())
+                }
                 ParamValue::Guid(g) => put(
                     out,
                     &packed::<16>(&[
@@ -446,6 +456,7 @@ mod tests {
     const UTF16: BindOptions = BindOptions {
         text: TextEncoding::Utf16,
         timestamp_as_text: false,
+        guid_as_text: false,
     };
 
     #[test]

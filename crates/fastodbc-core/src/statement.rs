@@ -1,6 +1,7 @@
 //! Statements: execute with bound parameter arrays, describe the result once, bind the block,
 //! fetch blocks, stream long values, move to the next result set.
 
+use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::null_mut;
 
@@ -160,6 +161,13 @@ impl LentFetch {
     pub fn block(&self) -> &RowBlock {
         &self.current
     }
+}
+
+/// A UTF-16 code unit that MariaDB Connector/ODBC 3.1 takes for the first of a surrogate pair
+/// (its low byte is 0xD8-0xDB), reading the unit after it as the pair's second
+/// (`DriverTraits::overreads_wide_text`).
+pub fn overread_unit(unit: u16) -> bool {
+    (unit & 0xFC) == 0xD8
 }
 
 /// Blocks a result must have filled before the next ones are read ahead: a short result
@@ -328,9 +336,28 @@ impl Statement {
 
     /// `SQLPrepareW`.
     pub fn prepare(&mut self, sql: &[u16]) -> Result<()> {
-        // SAFETY: the text buffer outlives the call.
-        let ret = unsafe { ffi::SQLPrepareW(self.h, sql.as_ptr(), sql.len() as i32) };
+        let text = self.wide_text(sql);
+        // SAFETY: the text buffer outlives the call (its length is the caller's text's).
+        let ret = unsafe { ffi::SQLPrepareW(self.h, text.as_ptr(), sql.len() as i32) };
         self.check(ret, "SQLPrepareW").map(|_| ())
+    }
+
+    /// The statement text as the driver must be given it: followed by spaces where it would
+    /// read past its end (`DriverTraits::overreads_wide_text`).
+    fn wide_text<'a>(&self, sql: &'a [u16]) -> Cow<'a, [u16]> {
+        let pad = match self.traits.overreads_wide_text {
+            true => sql.iter().filter(|&&u| overread_unit(u)).count(),
+            false => 0,
+        };
+        if pad == 0 {
+            return Cow::Borrowed(sql);
+        }
+        // The length passed stays the text's own: the driver reads at most `pad` units past
+        // it, spaces that end the statement as it would end without them.
+        let mut padded = Vec::with_capacity(sql.len() + pad);
+        padded.extend_from_slice(sql);
+        padded.resize(sql.len() + pad, u16::from(b' '));
+        Cow::Owned(padded)
     }
 
     pub fn num_params(&mut self) -> Result<usize> {
@@ -437,8 +464,10 @@ impl Statement {
     /// `SQLExecDirectW` with the bound parameters.
     pub fn exec_direct(&mut self, sql: &[u16]) -> Result<bool> {
         self.drop_result();
-        // SAFETY: text outlives the call; bound buffers are alive (self.params).
-        let ret = unsafe { ffi::SQLExecDirectW(self.h, sql.as_ptr(), sql.len() as i32) };
+        let text = self.wide_text(sql);
+        // SAFETY: text outlives the call (its length is the caller's text's); bound buffers
+        // are alive (self.params).
+        let ret = unsafe { ffi::SQLExecDirectW(self.h, text.as_ptr(), sql.len() as i32) };
         let r = self.check(ret, "SQLExecDirectW");
         self.after_execute(r)
     }

@@ -222,15 +222,21 @@ impl Converter {
                 .call_method1("decode", (&**codec,))?
                 .unbind(),
             Converter::Binary => PyBytes::new(py, b).into_any().unbind(),
-            Converter::Bool => PyBool::new(py, b[0] != 0).to_owned().into_any().unbind(),
+            Converter::Bool => {
+                let bit = *b.first().ok_or_else(|| bad("bit"))?;
+                PyBool::new(py, bit != 0).to_owned().into_any().unbind()
+            }
             Converter::Int => {
-                let v = i64::from_ne_bytes(b[..8].try_into().map_err(|_| bad("integer"))?);
+                let v = int_of_width(b).ok_or_else(|| bad("integer"))?;
                 v.into_pyobject(py)?.into_any().unbind()
             }
             Converter::IntText => number_object(py, NumberText::integer(b), b, column)?,
             Converter::FloatText => number_object(py, NumberText::float(b), b, column)?,
             Converter::Float => {
-                let v = f64::from_ne_bytes(b[..8].try_into().map_err(|_| bad("double"))?);
+                let v = match b.len() {
+                    4 => f32::from_ne_bytes(b.try_into().map_err(|_| bad("real"))?) as f64,
+                    _ => f64::from_ne_bytes(b.try_into().map_err(|_| bad("double"))?),
+                };
                 PyFloat::new(py, v).into_any().unbind()
             }
             Converter::Decimal => {
@@ -240,6 +246,9 @@ impl Converter {
                 py_types(py)?.decimal.bind(py).call1((s,))?.unbind()
             }
             Converter::Date => {
+                if b.len() < 6 {
+                    return Err(bad("date"));
+                }
                 let d = temporal::read_date(b);
                 PyDate::new(py, d.year as i32, d.month as u8, d.day as u8)?
                     .into_any()
@@ -250,6 +259,9 @@ impl Converter {
                 PyTime::new(py, h, m, s, us, None)?.into_any().unbind()
             }
             Converter::Timestamp => {
+                if b.len() < 16 {
+                    return Err(bad("timestamp"));
+                }
                 let t = temporal::read_timestamp(b);
                 if !t.fraction.is_multiple_of(1000) {
                     return Err(errors::data_error(
@@ -272,6 +284,7 @@ impl Converter {
                 .into_any()
                 .unbind()
             }
+            Converter::Guid | Converter::GuidText if b.len() < 16 => return Err(bad("GUID")),
             Converter::Guid => {
                 let raw = guid::guid_to_rfc_bytes(b);
                 let kwargs = PyDict::new(py);
@@ -292,6 +305,18 @@ impl Converter {
             Converter::User(f) => f.bind(py).call1((PyBytes::new(py, b),))?.unbind(),
         })
     }
+}
+
+/// An integer cell: SQL_C_SBIGINT's 8 bytes, or fewer where the driver wrote the column's own
+/// narrower integer and said so in the length (MariaDB Connector/ODBC 3.1 does for the
+/// SMALLINT columns of its catalog results, `getTypeInfo`'s among them).
+fn int_of_width(b: &[u8]) -> Option<i64> {
+    Some(match *b {
+        [x] => x as i8 as i64,
+        [_, _] => i16::from_ne_bytes(b.try_into().ok()?) as i64,
+        [_, _, _, _] => i32::from_ne_bytes(b.try_into().ok()?) as i64,
+        _ => i64::from_ne_bytes(b.try_into().ok()?),
+    })
 }
 
 /// A number column's value read from its text: the number, or the text itself.
