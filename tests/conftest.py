@@ -80,6 +80,11 @@ class Profile:
     enforces_varchar_length: bool = True  # a value longer than VARCHAR(n) is refused
     text_equality_is_exact: bool = True  # 'Ä' = 'ä' is false (not a case-insensitive collation)
     astral_in_sql_text: bool = True  # the SQL text itself may hold characters beyond U+FFFF
+    # Catalog functions misread names holding U+xxD8-U+xxDB ('Ø'): fastodbc refuses them.
+    catalog_misreads_names: bool = False
+    # (kind, SQL literal): dates and timestamps the database keeps and returns that datetime
+    # cannot hold (year 0 or past 9999, month or day 0).
+    unrepresentable_datetimes: tuple[tuple[str, str], ...] = ()
     # -- statements / results
     multiple_statements: bool = False  # "select 1; select 2" in one execute
     bad_cast_raises: bool = True  # CAST('abc' AS INTEGER) raises DataError
@@ -304,6 +309,9 @@ def sqlite_profile(path: Path) -> Profile:
         int_column_is_64bit=True,
         enforces_varchar_length=False,
         astral_in_sql_text=False,  # its SQL scanner: 'unrecognized token' (as parameters: kept)
+        unrepresentable_datetimes=tuple(
+            (kind, literal) for kind in ("date", "timestamp") for literal in ("'0000-01-01'", "'10000-01-01'")
+        ),
         bad_cast_raises=False,  # CAST('abc' AS INTEGER) is 0
         division_by_zero_raises=False,  # 1/0 is NULL
         honours_query_timeout=False,
@@ -362,6 +370,8 @@ def postgresql_profile(connstr: str) -> Profile:
         short_description=(";MaxVarcharSize=5;MaxLongVarcharSize=5", "VARCHAR"),
         # A server-side cursor computes rows as they are fetched.
         slow_fetch=(";UseDeclareFetch=1;Fetch=50", "pg_sleep(0.002)::text = ''"),
+        # psqlODBC sends -infinity as year -9999 and BC years as negative ones.
+        unrepresentable_datetimes=(("timestamp", "'-infinity'"), ("timestamp", "'0001-01-01 BC'")),
         unreachable_connstr=with_attributes(connstr, Port="1"),
         create_login_sql="CREATE ROLE {user} LOGIN PASSWORD '{password}'",
         drop_login_sql="DROP ROLE IF EXISTS {user}",
@@ -406,6 +416,7 @@ def mariadb_profile(connstr: str) -> Profile:
             "numeric(18,4)": (3, "DECIMAL"),
         },
         uuid_fetched_as_str=True,  # UUID is described as CHAR(36)
+        catalog_misreads_names=True,  # Connector/ODBC 3.1 reads UTF-16 past such units
         uuid_refuses_ncs_high_versions=True,
         bool_fetched_as_int=True,  # BOOLEAN is TINYINT(1)
         keeps_negative_zero=False,
@@ -422,6 +433,13 @@ def mariadb_profile(connstr: str) -> Profile:
         series_sql="SELECT seq AS i FROM seq_1_to_{n}",
         pipes_concatenate=False,
         identifier_quote="`",
+        # Kept by the default sql_mode (no NO_ZERO_IN_DATE); the zero date 0000-00-00 arrives
+        # as NULL (the driver's choice).
+        unrepresentable_datetimes=tuple(
+            (kind, literal)
+            for kind in ("date", "timestamp")
+            for literal in ("'0000-01-01'", "'2024-00-10'", "'2024-02-00'")
+        ),
         schema=_attribute(connstr, "Database") or _attribute(connstr, "DB") or "",
         unreachable_connstr=with_attributes(connstr, Port="1"),
         # GRANT ... IDENTIFIED BY creates the login (scripts/mariadb.sh's user connects from

@@ -404,6 +404,18 @@ def test_tables(cursor, catalog_table):
     ]
 
 
+@pytest.mark.fastodbc_only(reason="pyodbc finds nothing on MariaDB, silently")
+def test_catalog_name_with_units_a_driver_reads_past(db, backend, cursor, table):
+    name = table(f"id {backend.ddl('int')}", suffix="_Ø")
+    if backend.catalog_misreads_names:
+        for call in (lambda: cursor.tables(table=name), lambda: cursor.columns(table=name)):
+            with pytest.raises(db.NotSupportedError):
+                call()
+        return
+    assert [r.table_name for r in cursor.tables(table=name)] == [name]
+    assert [r.column_name for r in cursor.columns(table=name)] == ["id"]
+
+
 def test_tables_returns_cursor(cursor, catalog_table):
     assert cursor.tables(table=catalog_table) is cursor
 

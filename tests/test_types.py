@@ -142,7 +142,7 @@ def test_text_with_nul_raises(db, backend, table, cnxn, value):
 
 # Text with UTF-16 code units whose low byte is 0xD8-0xDB (U+00D8 'Ø' to U+00DB 'Û', U+4ED8
 # '付'...), which MariaDB Connector/ODBC 3.1 takes for the start of a surrogate pair, reading
-# one unit past the text per such unit (DriverTraits::overreads_wide_text).
+# one unit past the text per such unit (DriverTraits::utf16_unreliable).
 OVERREAD_TEXTS = ["Ø", "ØØ", "ÙÚÛ", "付", "a付b", "Ø😀", "ÆØÅ ÿ", "x" * 7 + "Û"]
 
 
@@ -591,6 +591,36 @@ def test_timestamp(db, backend, roundtrip, value):
         check(roundtrip("timestamp", value), value)
     else:
         lossy(db, lambda: roundtrip("timestamp", value), want, value)
+
+
+VALID_DATETIMES = {
+    "date": ("'2024-01-02'", datetime.date(2024, 1, 2)),
+    "timestamp": ("'2024-01-02 03:04:05'", datetime.datetime(2024, 1, 2, 3, 4, 5)),
+}
+
+
+@pytest.mark.fastodbc_only(reason="pyodbc raises the ValueError of datetime's constructor")
+@pytest.mark.parametrize("fetch", ["fetchall", "fetchone"])
+def test_datetime_cannot_hold_raises_data_error_at_its_row(db, backend, table, cnxn, fetch):
+    if not backend.unrepresentable_datetimes:
+        pytest.skip(f"{backend.name} returns no date datetime cannot hold")
+    cur = cnxn.cursor()
+    for kind, literal in backend.unrepresentable_datetimes:
+        t = table(f"id {backend.ddl('int')}, v {backend.ddl(kind)}")
+        valid, want = VALID_DATETIMES[kind]
+        cur.execute(f"INSERT INTO {t} VALUES (1, {valid}), (2, {literal}), (3, {valid})")
+        cur.execute(f"SELECT id, v FROM {t} ORDER BY id")
+        if fetch == "fetchall":
+            with pytest.raises(db.DataError) as err:
+                cur.fetchall()
+        else:
+            assert tuple(cur.fetchone()) == (1, want)
+            with pytest.raises(db.DataError) as err:
+                cur.fetchone()
+            # The row is consumed, as a converter's error consumes its row.
+            assert tuple(cur.fetchone()) == (3, want)
+        assert err.value.args[0] == "22008", (kind, literal, err.value.args)
+        cnxn.rollback()
 
 
 def test_date_param_into_timestamp_column(roundtrip):

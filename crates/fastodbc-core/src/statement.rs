@@ -6,7 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::null_mut;
 
 use crate::block::{buffers_fit, column_buffers, ColumnBuffer, RowBlock};
-use crate::connection::{Connection, DriverTraits};
+use crate::connection::{Connection, DriverTraits, NarrowText};
 use crate::diagnostics::{check, DiagRecord, Error, Result};
 use crate::fetch_thread;
 use crate::ffi;
@@ -165,7 +165,7 @@ impl LentFetch {
 
 /// A UTF-16 code unit that MariaDB Connector/ODBC 3.1 takes for the first of a surrogate pair
 /// (its low byte is 0xD8-0xDB), reading the unit after it as the pair's second
-/// (`DriverTraits::overreads_wide_text`).
+/// (`DriverTraits::utf16_unreliable`).
 pub fn overread_unit(unit: u16) -> bool {
     (unit & 0xFC) == 0xD8
 }
@@ -343,9 +343,9 @@ impl Statement {
     }
 
     /// The statement text as the driver must be given it: followed by spaces where it would
-    /// read past its end (`DriverTraits::overreads_wide_text`).
+    /// read past its end (`DriverTraits::utf16_unreliable`).
     fn wide_text<'a>(&self, sql: &'a [u16]) -> Cow<'a, [u16]> {
-        let pad = match self.traits.overreads_wide_text {
+        let pad = match self.traits.utf16_unreliable {
             true => sql.iter().filter(|&&u| overread_unit(u)).count(),
             false => 0,
         };
@@ -594,6 +594,10 @@ impl Statement {
                     recoverable: self.traits.getdata_in_block || self.traits.getdata_bound,
                     numbers_as_text: self.traits.numbers_as_text,
                     integers_as_text: self.traits.integers_as_text,
+                    wide_text_via_getdata: self.traits.utf16_unreliable
+                        && self.traits.narrow_text != NarrowText::Utf8,
+                    wide_text_as_utf8: self.traits.utf16_unreliable
+                        && self.traits.narrow_text == NarrowText::Utf8,
                 },
             ));
         }
@@ -892,7 +896,8 @@ impl Statement {
             let cap = buf.capacity as ffi::Len;
             for row in 0..rows {
                 let ind = rs.block.bound[col].ind[row];
-                if ind > cap || ind == ffi::SQL_NO_TOTAL {
+                if ind > cap || ind < ffi::SQL_NULL_DATA {
+                    check_indicator(ind, &rs.plan.columns[col], row)?;
                     let positioned = traits.getdata_in_block && {
                         // SAFETY: positions the cursor on a fetched row of the current rowset.
                         let ret = unsafe {
@@ -940,8 +945,9 @@ impl Statement {
                 let staged = &rs.staging[col];
                 let ind = staged.ind[0];
                 if staged.variable
-                    && (ind > staged.capacity as ffi::Len || ind == ffi::SQL_NO_TOTAL)
+                    && (ind > staged.capacity as ffi::Len || ind < ffi::SQL_NULL_DATA)
                 {
+                    check_indicator(ind, &rs.plan.columns[col], n)?;
                     let plan = &rs.plan.columns[col];
                     let v = reread_truncated(
                         h,
@@ -962,7 +968,11 @@ impl Statement {
                         "fastodbc: the block holds a streamed column {col} the plan lacks"
                     )));
                 };
-                let v = get_data(h, col, plan.c_type, &mut self.messages)?;
+                let v = if traits.utf16_unreliable && plan.c_type == ffi::SQL_C_WCHAR {
+                    get_wide_checked(h, col, traits.narrow_text, plan, &mut self.messages)?
+                } else {
+                    get_data(h, col, plan.c_type, &mut self.messages)?
+                };
                 streamed_bytes += v.as_ref().map_or(0, |v| v.len());
                 values.push(v);
             }
@@ -1080,6 +1090,18 @@ fn fetch_next(h: ffi::Handle, messages: &mut Vec<DiagRecord>) -> Result<bool> {
     check(ret, ffi::SQL_HANDLE_STMT, h, "SQLFetch", Some(messages))
 }
 
+/// A variable-length value's indicator below `SQL_NULL_DATA` must be `SQL_NO_TOTAL` (a value
+/// too long to measure); any other is no length at all, and would be read as one.
+fn check_indicator(ind: ffi::Len, plan: &ColumnPlan, row: usize) -> Result<()> {
+    if ind < ffi::SQL_NULL_DATA && ind != ffi::SQL_NO_TOTAL {
+        return Err(Error::Data(format!(
+            "column {:?}, row {row} of the block: the driver reported a length of {ind} bytes",
+            plan.desc.name
+        )));
+    }
+    Ok(())
+}
+
 /// Reads again, whole, a value the driver truncated in its bound buffer, with the cursor on its
 /// row (`reachable`: the driver allows `SQLGetData` there). Anything else is
 /// `Error::Truncated`: a cut value is never returned.
@@ -1104,6 +1126,60 @@ fn reread_truncated(
         }),
     }
 }
+
+/// Reads a SQL_C_WCHAR value from a driver whose UTF-16 conversion may cut it
+/// (`DriverTraits::utf16_unreliable`). The value's length in narrow bytes is asked first,
+/// with a zero-length SQL_C_BINARY read (which leaves the value unread); the UTF-16 text must
+/// take that many bytes in the narrow encoding, or the driver cut it: `Error::Data`, never the
+/// cut text. Where the narrow encoding is not known, the text is returned unchecked.
+fn get_wide_checked(
+    h: ffi::Handle,
+    col: usize,
+    narrow: NarrowText,
+    plan: &ColumnPlan,
+    info: &mut Vec<DiagRecord>,
+) -> Result<Option<Vec<u8>>> {
+    let mut probe = [0u8; 1];
+    let mut narrow_len: ffi::Len = 0;
+    // SAFETY: a zero-length read into a valid one-byte buffer; only the length is written.
+    let ret = unsafe {
+        ffi::SQLGetData(
+            h,
+            (col + 1) as u16,
+            ffi::SQL_C_BINARY,
+            probe.as_mut_ptr() as *mut _,
+            0,
+            &mut narrow_len,
+        )
+    };
+    if ret != ffi::SQL_SUCCESS && ret != ffi::SQL_SUCCESS_WITH_INFO {
+        check(ret, ffi::SQL_HANDLE_STMT, h, "SQLGetData", None)?;
+    }
+    if narrow_len == ffi::SQL_NULL_DATA {
+        return Ok(None);
+    }
+    let Some(wide) = get_data(h, col, ffi::SQL_C_WCHAR, info)? else {
+        return Ok(None);
+    };
+    let units = wide
+        .chunks_exact(2)
+        .map(|u| u16::from_ne_bytes([u[0], u[1]]));
+    if let (Ok(stored), Some(converted)) = (usize::try_from(narrow_len), narrow.len_of_utf16(units))
+    {
+        if stored != converted {
+            return Err(Error::Data(format!(
+                "column {:?}: the driver's UTF-16 text covers {converted} of the value's \
+                 {stored} bytes (its conversion stops at NUL and miscounts characters such as \
+                 'Ø'); fetch the column as SQL_C_CHAR (setdecoding(..., ctype=SQL_CHAR))",
+                plan.desc.name
+            )));
+        }
+    }
+    Ok(Some(wide))
+}
+
+/// The largest read `get_data` asks for at once (more follows in further reads).
+const MAX_GETDATA_CHUNK: usize = 64 << 20;
 
 /// Reads a whole value with `SQLGetData`, in chunks. `None` for NULL.
 fn get_data(
@@ -1135,6 +1211,15 @@ fn get_data(
             )
         };
         match ret {
+            ffi::SQL_NO_DATA if start == 0 => {
+                // An empty value is SQL_SUCCESS with length 0 first (every driver here);
+                // SQL_NO_DATA first means the driver counts the value as read already
+                // (MariaDB's after SQLSetPos), not that it is empty.
+                return Err(Error::Data(format!(
+                    "column {}: the driver returned SQL_NO_DATA for a value not read yet",
+                    col + 1
+                )));
+            }
             ffi::SQL_NO_DATA => {
                 out.truncate(start);
                 return Ok(Some(out));
@@ -1143,16 +1228,23 @@ fn get_data(
                 if ind == ffi::SQL_NULL_DATA {
                     return Ok(None);
                 }
+                if ind < 0 && ind != ffi::SQL_NO_TOTAL {
+                    return Err(Error::Data(format!(
+                        "column {}: the driver reported a length of {ind} bytes",
+                        col + 1
+                    )));
+                }
                 let full = ind == ffi::SQL_NO_TOTAL || ind as usize > chunk;
                 if ret == ffi::SQL_SUCCESS_WITH_INFO && full {
                     // 01004: this chunk is full; more follows. Size the next read from the
-                    // total the driver reported, when it did.
+                    // total the driver reported, when it did, up to a bound: a total is the
+                    // driver's word, and a wrong one must not become one huge allocation.
                     out.truncate(start + chunk);
-                    if ind != ffi::SQL_NO_TOTAL {
-                        chunk = (ind as usize - chunk).max(1);
+                    chunk = if ind != ffi::SQL_NO_TOTAL {
+                        (ind as usize - chunk).clamp(1, MAX_GETDATA_CHUNK)
                     } else {
-                        chunk = chunk.saturating_mul(2).min(64 << 20);
-                    }
+                        chunk.saturating_mul(2).min(MAX_GETDATA_CHUNK)
+                    };
                     continue;
                 }
                 if ret == ffi::SQL_SUCCESS_WITH_INFO {

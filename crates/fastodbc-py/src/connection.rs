@@ -171,11 +171,7 @@ impl Connection {
                 char: text.clone(),
                 wchar: text,
             },
-            encoding: if traits.overreads_wide_text {
-                TextEncoding::Utf8
-            } else {
-                TextEncoding::Utf16
-            },
+            encoding: TextEncoding::Utf16,
             refuse_nul: traits.truncates_at_nul,
             block_bytes: DEFAULT_BLOCK_BYTES,
             read_ahead: true,
