@@ -239,11 +239,29 @@ unsafe extern "C" fn row_getattro(
 }
 
 /// `row[key]`: the tuple's, but a slice of every value in order (`row[:]`) is the row itself,
-/// as in pyodbc.
+/// as in pyodbc. An integer index is served here, as the tuple would (the same errors):
+/// passing it on to the tuple's own subscript cost ~7 ns more a value.
 unsafe extern "C" fn row_subscript(
     obj: *mut ffi::PyObject,
     key: *mut ffi::PyObject,
 ) -> *mut ffi::PyObject {
+    if ffi::PyLong_CheckExact(key) != 0 {
+        let mut i = ffi::PyNumber_AsSsize_t(key, ffi::PyExc_IndexError);
+        if i == -1 && !ffi::PyErr_Occurred().is_null() {
+            return null_mut();
+        }
+        let n = ffi::Py_SIZE(obj);
+        if i < 0 {
+            i += n;
+        }
+        if i < 0 || i >= n {
+            ffi::PyErr_SetString(ffi::PyExc_IndexError, c"tuple index out of range".as_ptr());
+            return null_mut();
+        }
+        let value = *items(obj).add(i as usize);
+        ffi::Py_INCREF(value);
+        return value;
+    }
     if ffi::PySlice_Check(key) != 0 {
         let (mut start, mut stop, mut step) = (0, 0, 0);
         if ffi::PySlice_Unpack(key, &mut start, &mut stop, &mut step) < 0 {
