@@ -266,6 +266,7 @@ def test_executemany_argument_errors_are_type_errors(db, cursor):
     with pytest.raises(TypeError) as exc:
         cursor.executemany("SELECT ?", {(1,)})
     assert isinstance(exc.value, db.ProgrammingError)
+    assert type(exc.value) is db.ParameterTypeError
     assert "set" in str(exc.value)
 
 

@@ -39,6 +39,7 @@ from .errors import (
     InternalError,
     NotSupportedError,
     OperationalError,
+    ParameterTypeError,
     ProgrammingError,
     Warning,
 )
@@ -141,6 +142,7 @@ __all__ = [
     "InternalError",
     "NotSupportedError",
     "OperationalError",
+    "ParameterTypeError",
     "ProgrammingError",
     "Row",
     "Time",
