@@ -136,6 +136,22 @@ class Profile:
     # Connection attributes and a WHERE condition with which each row the driver fetches
     # takes the server ~2 ms to produce (None: the driver reads whole results at execute).
     slow_fetch: tuple[str, str] | None = None
+    # -- connecting (defaults: what the database lacks)
+    # A connection string the driver loads but cannot connect with (no server, no file).
+    unreachable_connstr: str | None = None
+    # SQL that creates / drops a login that must give its password ({user}, {password}); the
+    # test server must check that login's password (scripts/pg-lib.sh: pg_hba.conf). None
+    # where the database has no logins.
+    create_login_sql: str | None = None
+    drop_login_sql: str | None = None
+    # SQL that makes the server send {text} as an informational message (cursor.messages).
+    notice_sql: str | None = None
+    # -- driver answers the pyodbc API tests meet
+    drop_rowcount: int = 0  # rowcount after DROP TABLE (-1: the driver's SQLRowCount is silent)
+    # SQL that creates / drops a stored procedure or function {name} with one integer
+    # parameter `a`; None where the database has none (SQLite).
+    create_procedure_sql: str | None = None
+    drop_procedure_sql: str | None = None
 
     def ddl(self, kind: str) -> str:
         """DDL for an abstract column type ('int', 'bigint', 'text', 'bytes', ...)."""
@@ -209,6 +225,21 @@ class Profile:
 
     def time_roundtrip(self, value: datetime.time) -> datetime.time:
         return value.replace(microsecond=_truncate_us(value.microsecond, self.time_precision))
+
+
+def with_attributes(connstr: str, **attrs: str) -> str:
+    """``connstr`` with the attributes named in ``attrs`` (any case) replaced by these values.
+    Values are written as given: escape them first where needed."""
+    names = {k.lower() for k in attrs}
+    kept = [p for p in connstr.split(";") if p.strip() and p.split("=", 1)[0].strip().lower() not in names]
+    return ";".join([*kept, *(f"{k}={v}" for k, v in attrs.items())]) + ";"
+
+
+def with_credentials(connstr: str, user: str, password: str) -> str:
+    """``connstr`` logging in as ``user`` with ``password`` (braced: it may hold ``;``)."""
+    credentials = {"uid", "user", "pwd", "password"}
+    kept = [p for p in connstr.split(";") if p.strip() and p.split("=", 1)[0].strip().lower() not in credentials]
+    return ";".join([*kept, f"UID={user}", "PWD={" + password.replace("}", "}}") + "}"]) + ";"
 
 
 def _truncate_us(us: int, digits: int) -> int:
@@ -335,6 +366,7 @@ def sqlite_profile(path: Path) -> Profile:
         fetch_cuts_at_nul=True,  # sqliteodbc reads text as C strings
         schema="main",
         short_description=("", "VARCHAR(10)"),  # VARCHAR(n) is not enforced
+        unreachable_connstr=f"Driver={{SQLite3}};Database={path.parent / 'missing' / 'x.sqlite'};",
     )
 
 
@@ -380,6 +412,13 @@ def postgresql_profile(connstr: str) -> Profile:
         slow_fetch=(";UseDeclareFetch=1;Fetch=50", "pg_sleep(0.002)::text = ''"),
         # psqlODBC sends -infinity as year -9999 and BC years as negative ones.
         unrepresentable_datetimes=(("timestamp", "'-infinity'"), ("timestamp", "'0001-01-01 BC'")),
+        unreachable_connstr=with_attributes(connstr, Port="1"),
+        create_login_sql="CREATE ROLE {user} LOGIN PASSWORD '{password}'",
+        drop_login_sql="DROP ROLE IF EXISTS {user}",
+        notice_sql="DO $$ BEGIN RAISE NOTICE '{text}'; END $$",
+        drop_rowcount=-1,  # psqlODBC says nothing for DROP / ALTER
+        create_procedure_sql="CREATE FUNCTION {name}(a integer) RETURNS integer AS 'SELECT a' LANGUAGE SQL",
+        drop_procedure_sql="DROP FUNCTION IF EXISTS {name}(integer)",
     )
 
 
@@ -451,6 +490,16 @@ def mariadb_profile(connstr: str) -> Profile:
             for literal in ("'0000-01-01'", "'2024-00-10'", "'2024-02-00'")
         ),
         schema=_attribute(connstr, "Database") or _attribute(connstr, "DB") or "",
+        unreachable_connstr=with_attributes(connstr, Port="1"),
+        # GRANT ... IDENTIFIED BY creates the login (scripts/mariadb.sh's user connects from
+        # 127.0.0.1, as the tests do).
+        create_login_sql=(
+            f"GRANT ALL PRIVILEGES ON {_attribute(connstr, 'Database')}.* TO "
+            "'{user}'@'127.0.0.1' IDENTIFIED BY '{password}'"
+        ),
+        drop_login_sql="DROP USER IF EXISTS '{user}'@'127.0.0.1'",
+        create_procedure_sql="CREATE PROCEDURE {name}(IN a INT) SELECT a",
+        drop_procedure_sql="DROP PROCEDURE IF EXISTS {name}",
     )
 
 
@@ -622,7 +671,8 @@ class TableFactory:
             return
         # Release whatever the test's connections still hold before dropping.
         self._connector.release()
-        for name in self.names:
+        # Newest first: a table may refer to an older one (a foreign key).
+        for name in reversed(self.names):
             _drop_table(self._db, self._backend, name)
 
 

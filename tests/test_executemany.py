@@ -113,7 +113,7 @@ def test_nulls(backend, cursor, table, fast):
         (3, None, "x", None, num(Decimal("1")), None, datetime.date(2000, 1, 1), None, backend.fetched_bool(False)),
     ]
     assert got == want
-    for g, w in zip(got[1], want[1]):
+    for g, w in zip(got[1], want[1], strict=True):
         assert type(g) is type(w)
 
 

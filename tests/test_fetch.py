@@ -129,7 +129,7 @@ def test_mixed_bound_and_long_columns(backend, cursor, table, cnxn):
     sql = f"SELECT id, name, body, data, after, ts FROM {t} ORDER BY id"
     got = cursor.execute(sql).fetchall()
     assert len(got) == len(rows)
-    for g, want in zip(got, rows):
+    for g, want in zip(got, rows, strict=True):
         assert tuple(g) == want
         if want[3] is not None:
             assert type(g[3]) is bytes

@@ -67,7 +67,7 @@ def test_long_fetches_in_several_threads_at_once(backend, connect):
     ]
     runs = [
         _run_in_thread(lambda c=c, q=q: [tuple(r) for r in c.cursor().execute(q).fetchall()])
-        for c, q in zip(connections, sqls)
+        for c, q in zip(connections, sqls, strict=True)
     ]
     for k, (t, outcome) in enumerate(runs):
         t.join(120)

@@ -716,5 +716,5 @@ def test_all_types_in_one_row(db, backend, table, cnxn):
         want[3] = -1.5
     else:
         want[3] = Decimal("-1.5000")
-    for got, exp in zip(row, want):
+    for got, exp in zip(row, want, strict=True):
         check(got, exp)

@@ -142,7 +142,7 @@ fn write_element(out: &mut String, v: &ParamValue) {
         out.push('"');
     };
     match v {
-        ParamValue::Null => {
+        ParamValue::Null | ParamValue::NullBinary => {
             out.push_str("NULL");
             return;
         }
@@ -187,7 +187,10 @@ fn write_element(out: &mut String, v: &ParamValue) {
                 let _ = write!(out, "{byte:02x}");
             }
         }
-        ParamValue::Null | ParamValue::Text(_) | ParamValue::Decimal { .. } => {}
+        ParamValue::Null
+        | ParamValue::NullBinary
+        | ParamValue::Text(_)
+        | ParamValue::Decimal { .. } => {}
     }
     out.push('"');
 }

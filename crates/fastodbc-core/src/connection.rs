@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 
 use crate::diagnostics::{check, DiagRecord, Error, Result};
 use crate::ffi;
+use crate::redact::SecretLease;
 use crate::types::text::to_utf16;
 
 /// The process-wide ODBC environment (ODBC 3 behaviour). Created on first use, never freed:
@@ -180,6 +181,8 @@ pub struct Connection {
     pub traits: DriverTraits,
     pub driver_name: String,
     pub dbms_name: String,
+    /// Its secrets stay redacted from every message while it is open (`redact`).
+    secrets: Option<SecretLease>,
 }
 
 // SAFETY: ODBC connection handles may be used from any thread; the Python layer serialises use
@@ -189,14 +192,19 @@ unsafe impl Sync for Connection {}
 
 impl Connection {
     /// Connects with `SQLDriverConnectW`. `login_timeout` of 0 means the driver's default.
+    /// The values of the attributes in `secret_names` (and of `PWD` / `Password`) are kept out
+    /// of every message from then on, this connection's errors included.
     pub fn connect(
         connstring: &str,
         autocommit: bool,
         login_timeout: u32,
         readonly: bool,
         attrs_before: &[(i32, AttrValue)],
+        secret_names: &[String],
         info: &mut Vec<DiagRecord>,
     ) -> Result<Connection> {
+        let secrets = SecretLease::register(connstring, secret_names);
+        crate::connstr::check_driver_manager_limits(connstring)?;
         let env = environment()?;
         let mut hdbc: ffi::Handle = null_mut();
         // SAFETY: allocation from a valid environment handle.
@@ -228,6 +236,7 @@ impl Connection {
             },
             driver_name: String::new(),
             dbms_name: String::new(),
+            secrets: Some(secrets),
         };
         if login_timeout > 0 {
             conn.set_attr_int(ffi::SQL_ATTR_LOGIN_TIMEOUT, login_timeout as usize)?;
@@ -428,6 +437,8 @@ impl Connection {
         // SAFETY: handle allocated by us, freed once.
         unsafe { ffi::SQLFreeHandle(ffi::SQL_HANDLE_DBC, self.hdbc) };
         self.hdbc = null_mut();
+        // Its errors are built: nothing of this connection can reach a message any more.
+        self.secrets = None;
         result
     }
 

@@ -303,4 +303,63 @@ extern "system" {
         table: *const u16,
         table_len: i16,
     ) -> SqlReturn;
+    pub fn SQLForeignKeysW(
+        stmt: Handle,
+        pk_catalog: *const u16,
+        pk_catalog_len: i16,
+        pk_schema: *const u16,
+        pk_schema_len: i16,
+        pk_table: *const u16,
+        pk_table_len: i16,
+        fk_catalog: *const u16,
+        fk_catalog_len: i16,
+        fk_schema: *const u16,
+        fk_schema_len: i16,
+        fk_table: *const u16,
+        fk_table_len: i16,
+    ) -> SqlReturn;
+    pub fn SQLStatisticsW(
+        stmt: Handle,
+        catalog: *const u16,
+        catalog_len: i16,
+        schema: *const u16,
+        schema_len: i16,
+        table: *const u16,
+        table_len: i16,
+        unique: u16,
+        reserved: u16,
+    ) -> SqlReturn;
+    pub fn SQLSpecialColumnsW(
+        stmt: Handle,
+        identifier_type: u16,
+        catalog: *const u16,
+        catalog_len: i16,
+        schema: *const u16,
+        schema_len: i16,
+        table: *const u16,
+        table_len: i16,
+        scope: u16,
+        nullable: u16,
+    ) -> SqlReturn;
+    pub fn SQLProceduresW(
+        stmt: Handle,
+        catalog: *const u16,
+        catalog_len: i16,
+        schema: *const u16,
+        schema_len: i16,
+        procedure: *const u16,
+        procedure_len: i16,
+    ) -> SqlReturn;
+    pub fn SQLProcedureColumnsW(
+        stmt: Handle,
+        catalog: *const u16,
+        catalog_len: i16,
+        schema: *const u16,
+        schema_len: i16,
+        procedure: *const u16,
+        procedure_len: i16,
+        column: *const u16,
+        column_len: i16,
+    ) -> SqlReturn;
+    pub fn SQLGetTypeInfoW(stmt: Handle, data_type: i16) -> SqlReturn;
 }

@@ -15,6 +15,9 @@ use crate::types::temporal::{format_time, format_timestamp};
 #[derive(Debug, Clone, PartialEq)]
 pub enum ParamValue {
     Null,
+    /// A NULL bound as binary (pyodbc's `BinaryNull`), for drivers that refuse a text NULL in
+    /// a binary column and cannot describe the parameter.
+    NullBinary,
     Bool(bool),
     Int(i64),
     Float(f64),
@@ -51,7 +54,7 @@ pub enum ParamKind {
 impl ParamValue {
     pub fn kind(&self) -> Option<ParamKind> {
         Some(match self {
-            ParamValue::Null => return None,
+            ParamValue::Null | ParamValue::NullBinary => return None,
             ParamValue::Bool(_) => ParamKind::Bool,
             ParamValue::Int(_) => ParamKind::Int,
             ParamValue::Float(_) => ParamKind::Float,
@@ -229,6 +232,10 @@ fn build_column(
     let guid_text = opts.guid_as_text;
     // Describe the column (sizes over all rows), then allocate once and fill.
     let (c_type, sql_type, col_size, digits, elem) = match kind {
+        // As pyodbc binds its BinaryNull.
+        None if rows.iter().any(|r| r[c] == ParamValue::NullBinary) => {
+            (ffi::SQL_C_BINARY, ffi::SQL_BINARY, 1, 0, 8)
+        }
         None => {
             let (t, size, digits) = null_type.unwrap_or((ffi::SQL_VARCHAR, 1, 0));
             (ffi::SQL_C_CHAR, t, size.max(1), digits, 8)
@@ -398,7 +405,7 @@ fn build_column(
         {
             let out = &mut col.bytes_mut()[start..start + elem];
             len = match &r[c] {
-                ParamValue::Null => continue,
+                ParamValue::Null | ParamValue::NullBinary => continue,
                 ParamValue::Bool(b) => {
                     out[0] = *b as u8;
                     1
@@ -551,5 +558,24 @@ mod tests {
         ];
         let b = ParamBatch::build(&rows, UTF16, &[]).unwrap();
         assert_eq!((b.columns[0].col_size, b.columns[0].digits), (18, 4));
+    }
+
+    #[test]
+    fn binary_nulls_bind_as_binary_and_win_over_the_description() {
+        let described = Some((ffi::SQL_INTEGER, 10, 0));
+        let rows = vec![vec![ParamValue::Null], vec![ParamValue::NullBinary]];
+        let b = ParamBatch::build(&rows, UTF16, &[described]).unwrap();
+        let col = &b.columns[0];
+        assert_eq!(
+            (col.c_type, col.sql_type),
+            (ffi::SQL_C_BINARY, ffi::SQL_BINARY)
+        );
+        assert_eq!(col.ind, vec![ffi::SQL_NULL_DATA; 2]);
+        let rows = vec![
+            vec![ParamValue::NullBinary],
+            vec![ParamValue::Bytes(vec![1, 2])],
+        ];
+        let b = ParamBatch::build(&rows, UTF16, &[]).unwrap();
+        assert_eq!(b.columns[0].ind, vec![ffi::SQL_NULL_DATA, 2]);
     }
 }

@@ -15,6 +15,9 @@ use crate::plan::{
     ColumnDescription, ColumnPlan, Decoding, PlanOptions, ResultPlan, DEFAULT_BLOCK_BYTES,
 };
 
+mod catalog;
+pub use catalog::CatalogFunction;
+
 /// Chunk size of `SQLGetData` reads of long values; grows to the reported total when known.
 const GETDATA_CHUNK: usize = 64 * 1024;
 
@@ -483,36 +486,10 @@ impl Statement {
         r
     }
 
-    /// Runs a catalog function (`SQLTables`, `SQLColumns`, `SQLPrimaryKeys`).
-    pub fn catalog(&mut self, function: CatalogFunction, args: &[Option<Vec<u16>>]) -> Result<()> {
-        self.drop_result();
-        let arg = |i: usize| match args.get(i).and_then(|a| a.as_ref()) {
-            Some(v) => (v.as_ptr(), v.len() as i16),
-            None => (std::ptr::null(), 0i16),
-        };
-        let (a, b, c, d) = (arg(0), arg(1), arg(2), arg(3));
-        // SAFETY: argument buffers outlive the call; null pointers mean "any" per ODBC.
-        let (ret, name) = unsafe {
-            match function {
-                CatalogFunction::Tables => (
-                    ffi::SQLTablesW(self.h, a.0, a.1, b.0, b.1, c.0, c.1, d.0, d.1),
-                    "SQLTablesW",
-                ),
-                CatalogFunction::Columns => (
-                    ffi::SQLColumnsW(self.h, a.0, a.1, b.0, b.1, c.0, c.1, d.0, d.1),
-                    "SQLColumnsW",
-                ),
-                CatalogFunction::PrimaryKeys => (
-                    ffi::SQLPrimaryKeysW(self.h, a.0, a.1, b.0, b.1, c.0, c.1),
-                    "SQLPrimaryKeysW",
-                ),
-            }
-        };
-        self.check(ret, name).map(|_| ())
-    }
-
+    /// `SQLRowCount`; -1 when the driver says nothing (psqlODBC after DROP or ALTER TABLE
+    /// returns success without writing the count).
     pub fn row_count(&mut self) -> Result<i64> {
-        let mut n: ffi::Len = 0;
+        let mut n: ffi::Len = -1;
         // SAFETY: output pointer valid.
         let ret = unsafe { ffi::SQLRowCount(self.h, &mut n) };
         self.check(ret, "SQLRowCount")?;
@@ -1073,13 +1050,6 @@ impl Drop for Statement {
             let _ = ffi::SQLFreeHandle(ffi::SQL_HANDLE_STMT, self.h);
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CatalogFunction {
-    Tables,
-    Columns,
-    PrimaryKeys,
 }
 
 /// The error a fetch thread's panic (a bug) becomes.

@@ -21,7 +21,8 @@ use pyo3::types::{PyBool, PyList, PyString, PyTuple};
 use crate::connection::{lock, Connection, Settings};
 use crate::convert::{type_code, Converter};
 use crate::errors::{self, IntoPyResult};
-use crate::params::to_param;
+use crate::flags::ModuleFlags;
+use crate::params::{check_param_row, to_param};
 use crate::row::{new_row, ColumnMap};
 
 /// Rows converted from Python objects before they are sent as one parameter array; also the
@@ -239,12 +240,14 @@ impl Cursor {
         let stmt = self.statement(py, st)?;
         let rowcount = stmt.row_count().unwrap_or(-1);
         let decoding = &settings.decoding;
+        let flags = ModuleFlags::read(py);
+        let lowercase = lowercase || flags.lowercase;
         let has_result = py
             .allow_threads(|| stmt.open_result(decoding, settings.block_bytes, lowercase))
             .py(py)?;
         let messages = message_tuples(&stmt.messages);
         let view = match (has_result, stmt.result.as_ref()) {
-            (true, Some(rs)) => Some(self.result_view(py, rs, settings.read_ahead)?),
+            (true, Some(rs)) => Some(self.result_view(py, rs, settings.read_ahead, flags)?),
             _ => None,
         };
         st.messages = messages;
@@ -259,6 +262,7 @@ impl Cursor {
         py: Python<'_>,
         rs: &fastodbc_core::statement::ResultSet,
         read_ahead: bool,
+        flags: ModuleFlags,
     ) -> PyResult<ResultView> {
         let user = lock(py, &self.conn().shared.converters);
         let mut converters = Vec::with_capacity(rs.plan.columns.len());
@@ -266,14 +270,14 @@ impl Cursor {
         let mut desc = Vec::with_capacity(rs.plan.columns.len());
         for c in &rs.plan.columns {
             let user_fn = user.get(&c.desc.sql_type).map(|f| f.clone_ref(py));
-            converters.push(Converter::for_column(c, user_fn));
+            converters.push(Converter::for_column(c, user_fn, flags.native_uuid));
             names.push(c.desc.name.clone());
             let d = &c.desc;
             desc.push(PyTuple::new(
                 py,
                 [
                     PyString::new(py, &d.name).into_any(),
-                    type_code(py, c.kind)?.into_any(),
+                    type_code(py, c.kind, flags.native_uuid)?.into_any(),
                     py.None().into_bound(py),
                     d.size.into_pyobject(py)?.into_any(),
                     d.size.into_pyobject(py)?.into_any(),
@@ -450,6 +454,7 @@ impl Cursor {
             let mut bytes = 0usize;
             for item in iter.by_ref() {
                 let item = item?;
+                check_param_row(py, &item, row_index)?;
                 let mut row = Vec::new();
                 for (i, p) in item.try_iter()?.enumerate() {
                     let v = to_param(py, &p?, i, settings.refuse_nul)?;
@@ -806,6 +811,7 @@ impl Cursor {
         sql: &str,
         seq_of_parameters: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
+        crate::params::check_param_rows(py, seq_of_parameters)?;
         self.executemany_impl(py, sql, seq_of_parameters)
     }
 
@@ -899,25 +905,23 @@ impl Cursor {
         Ok(())
     }
 
-    /// Runs a catalog function; `kind` is "tables", "columns" or "primaryKeys".
-    #[pyo3(signature = (kind, *args))]
+    /// Runs the catalog function of pyodbc's cursor method `kind` ("tables", "statistics",
+    /// ...): text arguments in ODBC's order, integer `options` in the method's
+    /// (`CatalogFunction::from_method`).
+    #[pyo3(signature = (kind, *args, options=Vec::new()))]
     fn _catalog<'py>(
         slf: &Bound<'py, Self>,
         kind: &str,
         args: Vec<Option<String>>,
+        options: Vec<i64>,
     ) -> PyResult<Bound<'py, Self>> {
         let py = slf.py();
         let this = slf.get();
-        let function = match kind {
-            "tables" => CatalogFunction::Tables,
-            "columns" => CatalogFunction::Columns,
-            "primaryKeys" => CatalogFunction::PrimaryKeys,
-            _ => {
-                return Err(errors::programming(
-                    py,
-                    format!("unknown catalog function {kind}"),
-                ))
-            }
+        let Some(function) = CatalogFunction::from_method(kind, &options) else {
+            return Err(errors::programming(
+                py,
+                format!("unknown catalog function {kind} or options {options:?}"),
+            ));
         };
         let settings = this.settings(py);
         let mut guard = this.state(py)?;

@@ -85,8 +85,13 @@ fn errors_module(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
         .map(|m| m.bind(py))
 }
 
-/// Builds the DB-API exception named `class` with pyodbc's `(sqlstate, message)` args.
+/// Builds the DB-API exception named `class` with pyodbc's `(sqlstate, message)` args, any
+/// registered secret redacted from the message (`fastodbc_core::redact`).
 pub fn db_error(py: Python<'_>, class: &str, sqlstate: &str, message: String) -> PyErr {
+    let message = match fastodbc_core::redact::redact(&message) {
+        std::borrow::Cow::Borrowed(_) => message,
+        std::borrow::Cow::Owned(redacted) => redacted,
+    };
     match errors_module(py).and_then(|m| m.getattr(class)) {
         Ok(cls) => match cls.call1((sqlstate, message)) {
             Ok(inst) => PyErr::from_value(inst),

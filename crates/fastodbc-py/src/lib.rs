@@ -5,6 +5,7 @@ mod connection;
 mod convert;
 mod cursor;
 mod errors;
+mod flags;
 mod floor;
 mod info;
 mod params;

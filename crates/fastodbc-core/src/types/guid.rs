@@ -16,6 +16,24 @@ pub fn guid_to_rfc_bytes(b: &[u8]) -> [u8; 16] {
     out
 }
 
+/// RFC 4122 bytes as upper-case text, `6F9619FF-8B86-D011-B42D-00C04FC964FF`: what Windows
+/// drivers and psqlODBC give for a GUID as text, and so what pyodbc returns without
+/// `native_uuid`.
+pub fn guid_text(b: &[u8; 16]) -> [u8; 36] {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut out = [b'-'; 36];
+    let mut at = 0;
+    for (i, byte) in b.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            at += 1;
+        }
+        out[at] = HEX[(byte >> 4) as usize];
+        out[at + 1] = HEX[(byte & 15) as usize];
+        at += 2;
+    }
+    out
+}
+
 /// The `SQL_C_GUID` struct for RFC 4122 bytes.
 pub fn guid_from_rfc_bytes(b: &[u8; 16]) -> SqlGuid {
     let mut d4 = [0u8; 8];
@@ -71,5 +89,14 @@ mod tests {
         raw.extend_from_slice(&g.d3.to_ne_bytes());
         raw.extend_from_slice(&g.d4);
         assert_eq!(guid_to_rfc_bytes(&raw), rfc);
+    }
+
+    #[test]
+    fn text_is_upper_case_8_4_4_4_12() {
+        let rfc = [
+            0x6f, 0x96, 0x19, 0xff, 0x8b, 0x86, 0xd0, 0x11, 0xb4, 0x2d, 0x00, 0xc0, 0x4f, 0xc9,
+            0x64, 0xff,
+        ];
+        assert_eq!(&guid_text(&rfc), b"6F9619FF-8B86-D011-B42D-00C04FC964FF");
     }
 }
