@@ -75,6 +75,36 @@ class Profile:
     statement_level_rollback: bool  # a failed statement leaves the transaction open
     # -- SQL snippets
     series_sql: str  # a query with one column `i` = 1..{n}
+    # -- the differential test (tests/differential): an independent client on the same tables,
+    # and what the database or its driver cannot keep (README, "What the test databases cannot
+    # keep"); the random schemas and values follow these, never the profile's name.
+    oracle: str = ""  # client module: "sqlite3", "psycopg" or "pymysql"
+    column_kinds: tuple[str, ...] = ()  # ddl_map kinds the random schemas draw from
+    int_bits: dict[str, int] = dataclasses.field(default_factory=dict)  # range of int kinds
+    real_is_double: bool = False  # REAL keeps a double (else a 32-bit float)
+    supports_infinity: bool = True  # inf / -inf stored and returned as such
+    max_varchar: int = 8001  # largest n of VARCHAR(n) / CHAR(n) drawn
+    max_char: int = 255
+    max_numeric_precision: int = 38
+    varchar_enforced: bool = True  # a value longer than VARCHAR(n) is refused, never kept
+    text_keeps_nul: bool = False  # the database stores NUL inside text
+    # The driver returns stored text cut at its first NUL, which no client of it can detect
+    # (sqliteodbc keeps its rows as C strings): text with NUL is not read through it.
+    fetch_cuts_nul: bool = False
+    # fastodbc refuses a str parameter with NUL (DataError): the driver would cut it.
+    param_nul_refused: bool = False
+    # SQL giving the text a driver reads of a double (column {}), when it reads text: what
+    # fastodbc must return is that text's value (SQLite: 15 significant digits, rounded by
+    # SQLite's own conversion).
+    fetched_float_sql: str = ""
+    # Known defects open elsewhere, left out of the differential test's strategy until fixed:
+    # each a name the strategy looks up (tests/differential/values.py says what it excludes).
+    known_defects: frozenset[str] = frozenset()
+    # The driver's UTF-16 text (SQL_C_WCHAR) is right only up to this code point.
+    wide_fetch_max_codepoint: int = 0x10FFFF
+    text_decodings: tuple[str, ...] = ("utf-8", "utf-16le")  # both C types: the driver offers both
+    # Connection-string attributes a result can also be read through ({n}: rows per fetch).
+    read_options: tuple[str, ...] = ("",)
 
     def ddl(self, kind: str) -> str:
         """DDL for an abstract column type ('int', 'bigint', 'text', 'bytes', ...)."""
@@ -126,6 +156,9 @@ _COMMON_DDL = {
     "date": "DATE",
     "time": "TIME",
     "bool": "BOOLEAN",
+    "numeric(p,s)": "NUMERIC({p},{s})",
+    "varchar(n)": "VARCHAR({n})",
+    "char(n)": "CHAR({n})",
 }
 
 SQLITE_DDL = {
@@ -142,6 +175,14 @@ POSTGRESQL_DDL = {
     "timestamp": "TIMESTAMP(6)",
     "uuid": "UUID",
 }
+
+
+# Column kinds of every backend's differential schemas ("numeric(p,s)", "varchar(n)" and
+# "char(n)" are templates the schema fills in).
+DIFFERENTIAL_KINDS = (
+    "smallint", "int", "bigint", "real", "float", "numeric(p,s)", "varchar(n)", "char(n)",
+    "text", "bytes", "date", "time", "timestamp", "bool",
+)
 
 
 def sqlite_profile(path: Path) -> Profile:
@@ -175,6 +216,22 @@ def sqlite_profile(path: Path) -> Profile:
             "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < {n}) "
             "SELECT i FROM s"
         ),
+        oracle="sqlite3",
+        column_kinds=DIFFERENTIAL_KINDS,
+        # Every INTEGER column of SQLite keeps 64 bits, whatever its declared width.
+        int_bits={"smallint": 64, "int": 64, "bigint": 64},
+        real_is_double=True,
+        fetched_float_sql="CAST({} AS TEXT)",
+        varchar_enforced=False,
+        max_varchar=100_000,
+        text_keeps_nul=True,
+        fetch_cuts_nul=True,
+        param_nul_refused=True,
+        # sqliteodbc's UTF-8 -> UTF-16 conversion loses plane 16: U+100000 ends the value,
+        # U+10FFFF comes back as U+FFFF.
+        wide_fetch_max_codepoint=0xFFFFF,
+        # StepAPI=1: the driver steps the statement per fetch instead of holding the result.
+        read_options=("", "StepAPI=1"),
     )
 
 
@@ -206,6 +263,13 @@ def postgresql_profile(connstr: str) -> Profile:
         missing_table=("42", "ProgrammingError"),
         statement_level_rollback=True,
         series_sql="SELECT i FROM generate_series(1, {n}) AS s(i)",
+        oracle="psycopg",
+        column_kinds=DIFFERENTIAL_KINDS + ("uuid",),
+        int_bits={"smallint": 16, "int": 32, "bigint": 64},
+        max_varchar=100_000,
+        max_char=10_000,
+        # A server-side cursor (inside the transaction) that fetches {n} rows at a time.
+        read_options=("", "UseDeclareFetch=1;Fetch={n}"),
     )
 
 

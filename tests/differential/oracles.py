@@ -1,0 +1,228 @@
+"""The oracles: independent clients (no ODBC) that create, fill and read the same tables, and
+the comparison of their values with fastodbc's.
+
+An oracle's values are normalised only where the two clients legitimately differ in Python
+type: sqlite3 returns the text SQLite stores for DATE / TIME / TIMESTAMP and 0/1 for BOOLEAN,
+where fastodbc (through the driver's SQL types) returns date, time, datetime and bool;
+PyMySQL returns a TIME as a timedelta.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import math
+import re
+import sqlite3
+import uuid
+from typing import Any
+
+from .schema import Column, Table
+
+
+def connstr_attrs(connstr: str) -> dict[str, str]:
+    """Attributes of an ODBC connection string (braced values unwrapped), names lower-case."""
+    out = {}
+    for m in re.finditer(r"([^=;]+)=(\{(?:[^}]|\}\})*\}|[^;]*)", connstr):
+        value = m.group(2)
+        if value.startswith("{"):
+            value = value[1:-1].replace("}}", "}")
+        out[m.group(1).strip().lower()] = value
+    return out
+
+
+class Oracle:
+    """One client connection, autocommit: every statement is committed when it returns."""
+
+    module = ""
+    placeholder = "?"
+
+    def __init__(self, profile):
+        self.profile = profile
+
+    def create(self, name: str, table: Table) -> None:
+        self.execute(table.ddl(name, self.profile.ddl("bigint")))
+
+    def drop(self, name: str) -> None:
+        self.execute(f"DROP TABLE IF EXISTS {name}")
+
+    def insert(self, name: str, table: Table) -> None:
+        cols = ["id"] + [c.name for c in table.columns]
+        marks = ", ".join([self.placeholder] * len(cols))
+        sql = f"INSERT INTO {name} ({', '.join(cols)}) VALUES ({marks})"
+        kinds = [None] + table.columns
+        rows = [tuple(self.adapt(c, x) for c, x in zip(kinds, r)) for r in table.rows()]
+        if rows:
+            self.executemany(sql, rows)
+
+    def select(self, name: str, cols: list[Column | None], fetched: bool = False):
+        """Rows ordered by id, columns as listed (None: the id), normalised. ``fetched``:
+        doubles as the text the ODBC driver reads of them, where it reads text
+        (``Profile.fetched_float_sql``)."""
+        exprs = []
+        for c in cols:
+            if c is None:
+                exprs.append("id")
+            elif fetched and self.profile.fetched_float_sql and is_double(self.profile, c):
+                exprs.append(self.profile.fetched_float_sql.format(c.name))
+            else:
+                exprs.append(c.name)
+        raw = self.query(f"SELECT {', '.join(exprs)} FROM {name} ORDER BY id")
+        return [tuple(self.normalise(c, x) for c, x in zip(cols, r)) for r in raw]
+
+    def adapt(self, col: Column | None, value: Any) -> Any:
+        return value
+
+    def normalise(self, col: Column | None, value: Any) -> Any:
+        return value
+
+
+class SqliteOracle(Oracle):
+    module = "sqlite3"
+
+    def __init__(self, profile):
+        super().__init__(profile)
+        self.path = connstr_attrs(profile.connstr)["database"]
+        self.cnxn = sqlite3.connect(self.path, isolation_level=None, timeout=10)
+
+    def execute(self, sql: str) -> None:
+        self.cnxn.execute(sql)
+
+    def executemany(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        self.cnxn.execute("BEGIN")
+        self.cnxn.executemany(sql, rows)
+        self.cnxn.execute("COMMIT")
+
+    def query(self, sql: str) -> list[tuple[Any, ...]]:
+        return self.cnxn.execute(sql).fetchall()
+
+    def adapt(self, col, value):
+        # SQLite has no date, time or decimal storage: the text forms its driver reads.
+        if isinstance(value, datetime.datetime):
+            return value.isoformat(sep=" ")
+        if isinstance(value, (datetime.date, datetime.time)):
+            return value.isoformat()
+        if isinstance(value, (decimal.Decimal, uuid.UUID)):
+            return str(value)
+        return value
+
+    _PARSE = {
+        "date": datetime.date.fromisoformat,
+        "time": datetime.time.fromisoformat,
+        "timestamp": datetime.datetime.fromisoformat,
+    }
+
+    def normalise(self, col, value):
+        if value is None or col is None:
+            return value
+        if col.kind == "bool":
+            return bool(value)
+        if isinstance(value, str) and is_double(self.profile, col):
+            return float(value)  # its text, as fetched (select(fetched=True))
+        if isinstance(value, str) and col.kind in self._PARSE:
+            return self._PARSE[col.kind](value)
+        return value
+
+    def close(self) -> None:
+        self.cnxn.close()
+
+
+class PsycopgOracle(Oracle):
+    module = "psycopg"
+    placeholder = "%s"
+
+    def __init__(self, profile):
+        import psycopg
+
+        super().__init__(profile)
+        a = connstr_attrs(profile.connstr)
+        self.conninfo = (
+            f"host={a.get('server', '127.0.0.1')} port={a.get('port', '5432')} "
+            f"dbname={a['database']} user={a.get('uid', '')} password={a.get('pwd', '')}"
+        )
+        self.cnxn = psycopg.connect(self.conninfo, autocommit=True)
+        # Never wait forever on a lock a fastodbc connection of a failed example still holds.
+        self.cnxn.execute("SET lock_timeout = '10s'")
+
+    def execute(self, sql: str) -> None:
+        self.cnxn.execute(sql)
+
+    def executemany(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        with self.cnxn.transaction(), self.cnxn.cursor() as cur:
+            cur.executemany(sql, rows)
+
+    def query(self, sql: str) -> list[tuple[Any, ...]]:
+        return self.cnxn.execute(sql).fetchall()
+
+    def close(self) -> None:
+        self.cnxn.close()
+
+
+ORACLES = {"sqlite3": SqliteOracle, "psycopg": PsycopgOracle}
+
+
+def oracle_for(profile) -> Oracle:
+    return ORACLES[profile.oracle](profile)
+
+
+# --------------------------------------------------------------------------- comparison
+
+
+def is_double(profile, col: Column) -> bool:
+    """The column is fetched as a float."""
+    return col.kind in ("real", "float") or (
+        col.kind == "numeric(p,s)" and profile.numeric_is_float
+    )
+
+
+def expected_fetch(profile, col: Column | None, value: Any) -> Any:
+    """What fastodbc must return for a value the oracle read (``select(fetched=True)``)."""
+    if value is None or col is None or not is_double(profile, col):
+        return value
+    # sqlite3 returns an integer stored in a NUMERIC column as int (and its text is exact).
+    value = float(value)
+    if value == 0 and not profile.keeps_negative_zero:
+        return 0.0
+    return value
+
+
+def same(got: Any, want: Any) -> bool:
+    """Equal values of the same type; floats by bits (NaN equals NaN, -0.0 differs from 0.0),
+    decimals by digits and exponent."""
+    if type(got) is not type(want):
+        return False
+    if isinstance(want, float):
+        if math.isnan(want):
+            return math.isnan(got)
+        return got == want and math.copysign(1.0, got) == math.copysign(1.0, want)
+    if isinstance(want, decimal.Decimal):
+        return got.as_tuple() == want.as_tuple()
+    return got == want
+
+
+def short(value: Any, limit: int = 120) -> str:
+    r = repr(value)
+    if len(r) <= limit:
+        return r
+    size = len(value) if isinstance(value, (str, bytes)) else None
+    return f"{r[: limit // 2]} ... {r[-limit // 2 :]} (len {size})"
+
+
+def compare_rows(got_rows, want_rows, cols: list[Column | None], where: str) -> None:
+    """Raises AssertionError naming the first differing row and column."""
+    got_rows = list(got_rows)
+    for i, (g, w) in enumerate(zip(got_rows, want_rows)):
+        g = tuple(g)
+        if len(g) != len(w):
+            raise AssertionError(f"{where}: row {i} has {len(g)} values, want {len(w)}")
+        for j, (gv, wv) in enumerate(zip(g, w)):
+            if not same(gv, wv):
+                col = cols[j]
+                name = "id" if col is None else f"{col.name} {col.ddl}"
+                raise AssertionError(
+                    f"{where}: row {i} (id {w[cols.index(None)] if None in cols else '?'}), "
+                    f"column {name}: got {short(gv)} ({type(gv).__name__}), "
+                    f"want {short(wv)} ({type(wv).__name__})"
+                )
+    if len(got_rows) != len(want_rows):
+        raise AssertionError(f"{where}: got {len(got_rows)} rows, want {len(want_rows)}")
