@@ -11,10 +11,10 @@ export VIRTUAL_ENV := $(CURDIR)/.venv
 # rustup's cargo, for shells that didn't source ~/.cargo/env.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: help deps build demo test lint pg-start pg-stop clean
+.PHONY: help deps build demo test lint pg-start pg-stop mariadb-start mariadb-stop clean
 
 help: ## list targets
-	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 deps: ## install apt packages, .venv tools; write build/odbc/odbcinst.ini
 	bash scripts/deps.sh
@@ -26,7 +26,7 @@ build: deps ## build the extension into .venv (maturin develop --release)
 demo: build ## run scripts/demo.py
 	.venv/bin/python scripts/demo.py
 
-test: build ## cargo + pytest suites against a throwaway PostgreSQL
+test: build ## cargo + pytest suites against a throwaway PostgreSQL and MariaDB
 	bash scripts/test.sh
 
 # (wildcard: git keeps no empty dir, so bench/ may be absent from a clone)
@@ -41,7 +41,13 @@ pg-start: deps ## start a throwaway PostgreSQL; then: . build/pg.env
 pg-stop: ## stop it and delete its data
 	bash scripts/pg.sh stop
 
-clean: pg-stop ## remove build/, target/ and the built extension
+mariadb-start: deps ## start a throwaway MariaDB; then: . build/mariadb.env
+	bash scripts/mariadb.sh start
+
+mariadb-stop: ## stop it and delete its data
+	bash scripts/mariadb.sh stop
+
+clean: pg-stop mariadb-stop ## remove build/, target/ and the built extension
 	rm -rf build target
 	rm -f python/fastodbc/_native*.so
 

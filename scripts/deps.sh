@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Install everything the project needs; idempotent and fast when nothing is missing.
-#   - Debian packages (unixODBC, the SQLite3 and PostgreSQL ODBC drivers, PostgreSQL, valgrind)
+#   - Debian packages (unixODBC, the SQLite3, PostgreSQL and MariaDB ODBC drivers, PostgreSQL,
+#     MariaDB, valgrind)
 #   - .venv with the pinned tools of requirements-dev.txt
 #   - checks that the Rust toolchain (rustup's cargo) is reachable
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # python3-venv: `python3 -m venv` needs it when python3 is the Debian one (ensurepip).
-APT_PKGS=(unixodbc unixodbc-dev libsqliteodbc odbc-postgresql postgresql valgrind python3-venv)
+# mariadb-server: the tests run their own throwaway server (scripts/mariadb.sh), never the
+# system service the package may start.
+APT_PKGS=(unixodbc unixodbc-dev libsqliteodbc odbc-postgresql odbc-mariadb postgresql mariadb-server
+    valgrind python3-venv)
 
 missing=()
 for p in "${APT_PKGS[@]}"; do

@@ -18,6 +18,7 @@ find_lib() {  # find_lib PACKAGE FILENAME -> absolute path of FILENAME shipped b
 sqlite=$(find_lib libsqliteodbc libsqlite3odbc.so)
 pgw=$(find_lib odbc-postgresql psqlodbcw.so)
 pga=$(find_lib odbc-postgresql psqlodbca.so)
+maria=$(find_lib odbc-mariadb libmaodbc.so)
 
 # Write to a temp file and move, so a concurrent reader never sees half a file.
 cat > "$out/odbcinst.ini.tmp" <<INI
@@ -39,12 +40,16 @@ Description=PostgreSQL ODBC driver (ANSI version)
 Driver=$pga
 Debug=0
 CommLog=0
+
+[MariaDB Unicode]
+Description=MariaDB Connector/ODBC
+Driver=$maria
 INI
 mv "$out/odbcinst.ini.tmp" "$out/odbcinst.ini"
 [ -f "$out/odbc.ini" ] || : > "$out/odbc.ini"
 
-# Sanity check: unixODBC must list all three drivers from this file.
+# Sanity check: unixODBC must list every driver from this file.
 drivers=$(ODBCSYSINI="$PWD/$out" ODBCINI="$PWD/$out/odbc.ini" odbcinst -q -d)
-for d in SQLite3 'PostgreSQL Unicode' 'PostgreSQL ANSI'; do
+for d in SQLite3 'PostgreSQL Unicode' 'PostgreSQL ANSI' 'MariaDB Unicode'; do
     grep -qxF "[$d]" <<<"$drivers" || { echo "odbcinst: ERROR: [$d] not registered" >&2; exit 1; }
 done

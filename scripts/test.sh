@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Run the Rust and Python test suites against a throwaway PostgreSQL (scripts/pg.sh).
-# The cluster is stopped whatever happens; the exit code is the first failing suite's.
+# Run the Rust and Python test suites against a throwaway PostgreSQL (scripts/pg.sh) and a
+# throwaway MariaDB (scripts/mariadb.sh). Both servers are stopped whatever happens; the exit
+# code is the first failing suite's.
 # Expects `make build` to have run (the Makefile's `test` target does that first).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -8,11 +9,14 @@ cd "$(dirname "$0")/.."
 [ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
 export ODBCSYSINI=${ODBCSYSINI:-$PWD/build/odbc} ODBCINI=${ODBCINI:-$PWD/build/odbc/odbc.ini}
 
-trap 'bash scripts/pg.sh stop' EXIT
+trap 'bash scripts/pg.sh stop; bash scripts/mariadb.sh stop' EXIT
 trap 'exit 130' INT TERM   # make sure the EXIT trap runs on Ctrl-C / kill too
 bash scripts/pg.sh start || exit 1
+bash scripts/mariadb.sh start || exit 1
 # shellcheck disable=SC1091
 . build/pg.env
+# shellcheck disable=SC1091
+. build/mariadb.env
 
 rc=0
 # fastodbc-py is a cdylib whose libpython symbols are resolved only when Python loads it,

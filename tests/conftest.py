@@ -10,6 +10,7 @@ Environment:
                         against the oracle, skipping ``fastodbc_only`` tests)
   FASTODBC_TEST_PG      PostgreSQL connection string; unset -> PostgreSQL tests skip,
                         or fail when CI is set.
+  FASTODBC_TEST_MARIADB MariaDB connection string (MariaDB Connector/ODBC); the same.
 """
 
 from __future__ import annotations
@@ -41,46 +42,62 @@ IS_PYODBC = MODULE_NAME == "pyodbc"
 # --------------------------------------------------------------------------- profiles
 
 
+# Column kinds of the differential test's schemas ("numeric(p,s)", "varchar(n)" and "char(n)"
+# are templates the schema fills in; "uuid" only where supports_uuid).
+DIFFERENTIAL_KINDS = (
+    "smallint", "int", "bigint", "real", "float", "numeric(p,s)", "varchar(n)", "char(n)",
+    "text", "bytes", "date", "time", "timestamp", "bool", "uuid",
+)
+
+
 @dataclasses.dataclass(frozen=True)
 class Profile:
-    """A database + ODBC driver pair, with its documented quirks."""
+    """A database + ODBC driver pair, with its documented quirks.
+
+    The defaults are what standard SQL and a well-behaved driver do; a profile states only
+    where its database or driver differs."""
 
     name: str
-    connstr: str
-    # -- types
+    connstr: str  # includes the attributes that bound lock waits (see *_profile below)
     ddl_map: dict[str, str]
-    supports_uuid: bool
-    min_date: datetime.date
-    max_date: datetime.date
-    float_digits: int  # significant digits a double keeps through the driver
-    keeps_negative_zero: bool  # -0.0 comes back with its sign
-    supports_nan: bool  # NaN / inf stored and returned as such
-    timestamp_precision: int  # fractional-second digits a TIMESTAMP keeps
-    time_precision: int  # fractional-second digits a TIME is documented to keep (at least)
-    numeric_is_float: bool  # NUMERIC(p,s) is described as SQL_DOUBLE -> float
-    char_pads: bool  # CHAR(n) values come back blank-padded
-    int_column_is_64bit: bool  # an INTEGER column accepts values beyond 32 bits
+    # -- types
+    supports_uuid: bool = True
+    min_date: datetime.date = datetime.date(1, 1, 1)
+    max_date: datetime.date = datetime.date(9999, 12, 31)
+    float_digits: int = 17  # significant digits a double keeps through the driver
+    keeps_negative_zero: bool = True  # -0.0 comes back with its sign
+    supports_nan: bool = True  # NaN / inf stored and returned as such
+    timestamp_precision: int = 6  # fractional-second digits a TIMESTAMP keeps
+    time_precision: int = 6  # fractional-second digits a TIME is documented to keep (at least)
+    numeric_is_float: bool = False  # NUMERIC(p,s) is described as SQL_DOUBLE -> float
+    char_pads: bool = True  # CHAR(n) values come back blank-padded
+    int_column_is_64bit: bool = False  # an INTEGER column accepts values beyond 32 bits
     # -- statements / results
-    multiple_statements: bool  # "select 1; select 2" in one execute
-    bad_cast_raises: bool  # CAST('abc' AS INTEGER) raises DataError
-    division_by_zero_raises: bool
-    honours_query_timeout: bool
-    has_notices: bool  # server messages (RAISE NOTICE) reach cursor.messages
-    untyped_param_is_text: bool  # `SELECT ?` returns the parameter as str
-    select_rowcount_known: bool  # SQLRowCount after SELECT is the row count
+    multiple_statements: bool = False  # "select 1; select 2" in one execute
+    bad_cast_raises: bool = True  # CAST('abc' AS INTEGER) raises DataError
+    division_by_zero_raises: bool = True
+    honours_query_timeout: bool = True
+    has_notices: bool = False  # server messages (RAISE NOTICE) reach cursor.messages
+    untyped_param_is_text: bool = False  # `SELECT ?` returns the parameter as str
+    select_rowcount_known: bool = True  # SQLRowCount after SELECT is the row count
     # -- errors: (SQLSTATE prefix, exception class name) the driver reports
-    syntax_error: tuple[str, str]
-    unique_violation: tuple[str, str]
-    missing_table: tuple[str, str]
-    statement_level_rollback: bool  # a failed statement leaves the transaction open
+    syntax_error: tuple[str, str] = ("42", "ProgrammingError")
+    unique_violation: tuple[str, str] = ("23", "IntegrityError")
+    missing_table: tuple[str, str] = ("42", "ProgrammingError")
+    statement_level_rollback: bool = True  # a failed statement leaves the transaction open
     # -- SQL snippets
-    series_sql: str  # a query with one column `i` = 1..{n}
+    series_sql: str = (  # a query with one column `i` = 1..{n}
+        "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < {n}) "
+        "SELECT i FROM s"
+    )
     # -- the differential test (tests/differential): an independent client on the same tables,
     # and what the database or its driver cannot keep (README, "What the test databases cannot
     # keep"); the random schemas and values follow these, never the profile's name.
-    oracle: str = ""  # client module: "sqlite3", "psycopg" or "pymysql"
-    column_kinds: tuple[str, ...] = ()  # ddl_map kinds the random schemas draw from
-    int_bits: dict[str, int] = dataclasses.field(default_factory=dict)  # range of int kinds
+    oracle: str = ""  # client module: "sqlite3", "psycopg" or "pymysql" ("": not tested)
+    column_kinds: tuple[str, ...] = DIFFERENTIAL_KINDS  # ddl_map kinds the schemas draw from
+    int_bits: dict[str, int] = dataclasses.field(  # bits of each integer kind
+        default_factory=lambda: {"smallint": 16, "int": 32, "bigint": 64}
+    )
     real_is_double: bool = False  # REAL keeps a double (else a 32-bit float)
     supports_infinity: bool = True  # inf / -inf stored and returned as such
     max_varchar: int = 8001  # largest n of VARCHAR(n) / CHAR(n) drawn
@@ -176,23 +193,30 @@ POSTGRESQL_DDL = {
     "uuid": "UUID",
 }
 
+MARIADB_DDL = {
+    **_COMMON_DDL,
+    "float": "DOUBLE",
+    "real": "FLOAT",  # MariaDB's REAL is a DOUBLE
+    "text": "LONGTEXT",  # TEXT holds 64 KiB
+    "time": "TIME(6)",  # TIME keeps no fraction
+    "bytes": "LONGBLOB",
+    "timestamp": "DATETIME(6)",  # TIMESTAMP is 1970-2038, in the session's time zone
+    "uuid": "UUID",
+}
 
-# Column kinds of every backend's differential schemas ("numeric(p,s)", "varchar(n)" and
-# "char(n)" are templates the schema fills in).
-DIFFERENTIAL_KINDS = (
-    "smallint", "int", "bigint", "real", "float", "numeric(p,s)", "varchar(n)", "char(n)",
-    "text", "bytes", "date", "time", "timestamp", "bool",
-)
+
+# Every test connection bounds its lock waits (10 s): a test that leaks a transaction or a
+# lock then makes the next one fail fast instead of hanging the suite.
+LOCK_TIMEOUT_S = 10
 
 
 def sqlite_profile(path: Path) -> Profile:
     return Profile(
         name="sqlite",
-        connstr=f"Driver={{SQLite3}};Database={path};",
+        # Timeout: sqliteodbc's busy timeout (ms); its default is 100 s.
+        connstr=f"Driver={{SQLite3}};Database={path};Timeout={LOCK_TIMEOUT_S * 1000};",
         ddl_map=SQLITE_DDL,
         supports_uuid=False,
-        min_date=datetime.date(1, 1, 1),
-        max_date=datetime.date(9999, 12, 31),
         float_digits=15,
         keeps_negative_zero=False,
         supports_nan=False,  # NaN is stored as NULL
@@ -201,23 +225,14 @@ def sqlite_profile(path: Path) -> Profile:
         numeric_is_float=True,
         char_pads=False,
         int_column_is_64bit=True,
-        multiple_statements=False,
         bad_cast_raises=False,  # CAST('abc' AS INTEGER) is 0
         division_by_zero_raises=False,  # 1/0 is NULL
         honours_query_timeout=False,
-        has_notices=False,
-        untyped_param_is_text=False,
         select_rowcount_known=False,
         syntax_error=("HY000", "Error"),  # sqliteodbc reports every error as HY000
         unique_violation=("HY000", "Error"),
         missing_table=("HY000", "Error"),
-        statement_level_rollback=True,
-        series_sql=(
-            "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < {n}) "
-            "SELECT i FROM s"
-        ),
         oracle="sqlite3",
-        column_kinds=DIFFERENTIAL_KINDS,
         # Every INTEGER column of SQLite keeps 64 bits, whatever its declared width.
         int_bits={"smallint": 64, "int": 64, "bigint": 64},
         real_is_double=True,
@@ -238,34 +253,15 @@ def sqlite_profile(path: Path) -> Profile:
 def postgresql_profile(connstr: str) -> Profile:
     return Profile(
         name="postgresql",
-        connstr=connstr,
+        # ConnSettings: SQL psqlODBC runs after connecting.
+        connstr=f"{connstr.rstrip(';')};ConnSettings={{SET lock_timeout = '{LOCK_TIMEOUT_S}s'}}",
         ddl_map=POSTGRESQL_DDL,
-        supports_uuid=True,
-        min_date=datetime.date(1, 1, 1),
-        max_date=datetime.date(9999, 12, 31),
-        float_digits=17,
-        keeps_negative_zero=True,
-        supports_nan=True,
-        timestamp_precision=6,
-        time_precision=6,
-        numeric_is_float=False,
-        char_pads=True,
-        int_column_is_64bit=False,
         multiple_statements=True,
-        bad_cast_raises=True,
-        division_by_zero_raises=True,
-        honours_query_timeout=True,
         has_notices=True,
         untyped_param_is_text=True,
         select_rowcount_known=True,  # UseDeclareFetch=0: the driver holds the whole result
-        syntax_error=("42", "ProgrammingError"),
-        unique_violation=("23", "IntegrityError"),
-        missing_table=("42", "ProgrammingError"),
-        statement_level_rollback=True,
         series_sql="SELECT i FROM generate_series(1, {n}) AS s(i)",
         oracle="psycopg",
-        column_kinds=DIFFERENTIAL_KINDS + ("uuid",),
-        int_bits={"smallint": 16, "int": 32, "bigint": 64},
         max_varchar=100_000,
         max_char=10_000,
         # A server-side cursor (inside the transaction) that fetches {n} rows at a time.
@@ -273,7 +269,26 @@ def postgresql_profile(connstr: str) -> Profile:
     )
 
 
-BACKENDS = ["sqlite", "postgresql"]
+def mariadb_profile(connstr: str) -> Profile:
+    return Profile(
+        name="mariadb",
+        # InitStmt: SQL Connector/ODBC runs after connecting. lock_wait_timeout bounds metadata
+        # locks (DROP TABLE waits a year by default), innodb_lock_wait_timeout row locks.
+        connstr=(
+            f"{connstr.rstrip(';')};InitStmt={{SET lock_wait_timeout = {LOCK_TIMEOUT_S}, "
+            f"innodb_lock_wait_timeout = {LOCK_TIMEOUT_S}}}"
+        ),
+        ddl_map=MARIADB_DDL,
+        series_sql="SELECT seq AS i FROM seq_1_to_{n}",
+    )
+
+
+# Server backends: the environment variable holding the connection string, and the profile.
+SERVER_BACKENDS = {
+    "postgresql": ("FASTODBC_TEST_PG", postgresql_profile),
+    "mariadb": ("FASTODBC_TEST_MARIADB", mariadb_profile),
+}
+BACKENDS = ["sqlite", *SERVER_BACKENDS]
 
 
 # --------------------------------------------------------------------------- pytest hooks
@@ -318,12 +333,13 @@ def db():
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Profile:
     if request.param == "sqlite":
         return sqlite_profile(tmp_path / "test.sqlite")
-    connstr = os.environ.get("FASTODBC_TEST_PG")
+    env, profile = SERVER_BACKENDS[request.param]
+    connstr = os.environ.get(env)
     if not connstr:
         if os.environ.get("CI"):
-            pytest.fail("FASTODBC_TEST_PG is not set: CI must run the PostgreSQL tests")
-        pytest.skip("FASTODBC_TEST_PG is not set")
-    return postgresql_profile(connstr)
+            pytest.fail(f"{env} is not set: CI must run the {request.param} tests")
+        pytest.skip(f"{env} is not set")
+    return profile(connstr)
 
 
 class Connector:
@@ -388,21 +404,14 @@ def table_name_for(request: pytest.FixtureRequest, suffix: str = "") -> str:
 
 
 def _admin_connect(db, backend: Profile):
-    """An autocommit connection for DDL; on SQLite it waits for locks 5 s, not 100 s."""
-    connstr = backend.connstr
-    if backend.name == "sqlite":
-        connstr = connstr.rstrip(";") + ";Timeout=5000;"
-    return db.connect(connstr, autocommit=True)
+    """An autocommit connection for DDL (its lock waits bounded, as every test connection's)."""
+    return db.connect(backend.connstr, autocommit=True)
 
 
 def _drop_table(db, backend: Profile, name: str) -> None:
     c = _admin_connect(db, backend)
     try:
-        cur = c.cursor()
-        if backend.name == "postgresql":
-            # Never hang the suite on a lock a leaked transaction still holds.
-            cur.execute("SET lock_timeout = '5s'")
-        cur.execute(f"DROP TABLE IF EXISTS {name}")
+        c.cursor().execute(f"DROP TABLE IF EXISTS {name}")
     finally:
         c.close()
 

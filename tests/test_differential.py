@@ -148,7 +148,7 @@ def test_fetch_matches_oracle(db, backend):
     def run(case):
         table, path = case
         started = time.monotonic()
-        name = f"t_diff_fetch_{next(names)}"
+        name = f"t_diff_fetch_{os.getpid()}_{next(names)}"
         refusals.store(oracle, name, table)
         cols = reading.selected_columns(table, path)
         want = [tuple(oracles.expected_fetch(backend, c, x) for c, x in zip(cols, r))
@@ -196,7 +196,8 @@ def test_params_match_oracle(db, backend):
     def run(case):
         table, path = case
         started = time.monotonic()
-        ref, name = f"t_diff_ref_{next(names)}", f"t_diff_params_{next(names)}"
+        n = f"{os.getpid()}_{next(names)}"
+        ref, name = f"t_diff_ref_{n}", f"t_diff_params_{n}"
         cols = [None, *table.columns]
         refused = backend.param_nul_refused and writing.has_nul(table)
 

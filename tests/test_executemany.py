@@ -455,9 +455,14 @@ def test_bulk_insert_statements_on_postgresql(backend, cnxn, table):
 
 
 def _sqlite_prepares(trace: str, t: str) -> list[str]:
-    """The INSERTs into ``t`` that sqliteodbc compiled, from its trace file."""
+    """The INSERTs into ``t`` that sqliteodbc compiled, from its trace file (an ``EXPLAIN`` of
+    one, which lists its program without running it, is not one of them)."""
     with open(trace, encoding="utf-8") as f:
-        return [line for line in f if line.startswith("-- sqlite3_prepare") and f"INSERT INTO {t} " in line]
+        return [
+            line
+            for line in f
+            if line.startswith("-- sqlite3_prepare") and f"INSERT INTO {t} " in line and "EXPLAIN " not in line
+        ]
 
 
 @pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
@@ -493,7 +498,8 @@ def test_bulk_insert_rowcount_counts_rows_stored_on_sqlite(backend, cnxn, table)
 
 
 @pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
-def test_bulk_insert_into_table_with_trigger_on_sqlite(backend, connect, table, tmp_path):
+@pytest.mark.parametrize("trigger", ["TRIGGER", "TEMP TRIGGER"])
+def test_bulk_insert_into_table_with_trigger_on_sqlite(backend, connect, table, tmp_path, trigger):
     if backend.name != "sqlite":
         pytest.skip("the trigger check is for SQLite's compiled-once INSERT")
     t = table(f"id {backend.ddl('int')}")
@@ -501,7 +507,7 @@ def test_bulk_insert_into_table_with_trigger_on_sqlite(backend, connect, table, 
     trace = str(tmp_path / "trace.sql")
     cnxn = connect(f"{backend.connstr}Tracefile={trace};")
     cur = cnxn.cursor()
-    cur.execute(f"CREATE TRIGGER {t}_tr AFTER INSERT ON {t} BEGIN INSERT INTO {log} VALUES (new.id); END")
+    cur.execute(f"CREATE {trigger} {t}_tr AFTER INSERT ON {t} BEGIN INSERT INTO {log} VALUES (new.id); END")
     cur.executemany(f"INSERT INTO {t} VALUES (?)", [(k,) for k in range(100)])
     # The trigger's rows are not the statement's: the count is the plain path's, 100 not 200.
     assert cur.rowcount == 100
@@ -531,3 +537,39 @@ def test_bulk_insert_postgresql_type_input(backend, cnxn, table):
     got = rows_of(cur, select.format(t_bulk))
     assert got == rows_of(cur, select.format(t_rows))
     assert got[5][1:5] == ("(5,6),(0,0)", "00000101", "ab ", Decimal("1.67"))
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("fast", FAST)
+@pytest.mark.parametrize("rows", [10, 63, 64, 1000])
+def test_executemany_beside_an_uncommitted_writer(backend, connect, table, rows, fast):
+    # A holds an uncommitted INSERT; B's executemany into the same table waits for A's locks
+    # (on SQLite, the whole database), then A commits: A's commit must not wait for B, and B
+    # then stores its rows. Catalog reads an INSERT path makes before writing must not hold a
+    # lock that A's commit waits for while B waits for A.
+    import threading
+
+    t = table(f"id {backend.ddl('int')}, v {backend.ddl('varchar(10)')}")
+    a, b = connect(), connect()
+    a.cursor().execute(f"INSERT INTO {t} VALUES (?, ?)", -1, "a")
+    outcome = {}
+
+    def load():
+        try:
+            cur = b.cursor()
+            cur.fast_executemany = fast
+            cur.executemany(f"INSERT INTO {t} VALUES (?, ?)", [(i, "b") for i in range(rows)])
+            b.commit()
+            outcome["b"] = "ok"
+        except Exception as e:  # reported below, in the test's thread
+            outcome["b"] = e
+
+    loader = threading.Thread(target=load)
+    loader.start()
+    loader.join(0.5)  # B is waiting for A's lock (SQLite) or done (row-locking databases)
+    a.commit()
+    loader.join(30)
+    assert not loader.is_alive()
+    assert outcome["b"] == "ok"
+    got = a.cursor().execute(f"SELECT COUNT(*), SUM(id) FROM {t}").fetchone()
+    assert tuple(got) == (rows + 1, sum(range(rows)) - 1)

@@ -388,15 +388,18 @@ impl Cursor {
         let stmt = self.statement(py, st)?;
         let traits = stmt.traits();
         let few_rows = seq.len().is_ok_and(|n| n < array_insert::MIN_ROWS);
+        let opts = BindOptions {
+            text: settings.encoding,
+            timestamp_as_text: traits.timestamp_as_text,
+        };
         // sqliteodbc: compile the INSERT once (see `compiled_insert`); the row count is then
         // `total_changes()` after minus before.
         let changes_before = match (traits.compiles_with_once && !few_rows, markers) {
             (true, Some(m)) => InsertValues::parse(sql)
-                .filter(|s| s.markers == m)
-                .and_then(|s| s.target)
-                .and_then(|target| {
+                .filter(|s| s.markers == m && s.target.is_some())
+                .and_then(|_| {
                     py.allow_threads(|| {
-                        if !compiled_insert::applies(stmt, &target) {
+                        if !compiled_insert::applies(stmt, sql, m, opts) {
                             return None;
                         }
                         let before = compiled_insert::total_changes(stmt)?;
@@ -425,10 +428,6 @@ impl Cursor {
         let marker_types: Vec<NullType> = match &rewrite {
             Some(shape) => (0..shape.markers).map(|i| stmt.describe_param(i)).collect(),
             None => Vec::new(),
-        };
-        let opts = BindOptions {
-            text: settings.encoding,
-            timestamp_as_text: traits.timestamp_as_text,
         };
         let target = rewrite
             .as_ref()
