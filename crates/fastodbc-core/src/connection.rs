@@ -381,8 +381,12 @@ fn driver_traits(driver_name: &str, getdata_extensions: u32) -> DriverTraits {
         numbers_as_text: name.contains("sqlite3odbc"),
         integers_as_text: name.starts_with("psqlodbc"),
         getdata_bound: getdata_extensions & ffi::SQL_GD_BOUND != 0,
+        // MariaDB Connector/ODBC (libmaodbc, 3.1.15) reports SQL_GD_BLOCK but ignores the row
+        // SQLSetPos positions on: SQLGetData reads the rowset's first row, then nothing, so a
+        // long value re-read in a block would be another row's (or empty).
         getdata_in_block: getdata_extensions & (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
-            == (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND),
+            == (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
+            && !name.starts_with("libmaodbc"),
     }
 }
 

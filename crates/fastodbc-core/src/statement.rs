@@ -1136,6 +1136,14 @@ fn get_data(
             )
         };
         match ret {
+            ffi::SQL_NO_DATA if start == 0 => {
+                // Nothing at the first call: the driver returned (or lost) the value before.
+                // An empty value is SQL_SUCCESS with length 0, so this is never one.
+                return Err(Error::Interface(format!(
+                    "SQLGetData returned no data for column {}: the driver had no value to give",
+                    col + 1
+                )));
+            }
             ffi::SQL_NO_DATA => {
                 out.truncate(start);
                 return Ok(Some(out));
