@@ -100,8 +100,11 @@ class Profile:
     )
     real_is_double: bool = False  # REAL keeps a double (else a 32-bit float)
     supports_infinity: bool = True  # inf / -inf stored and returned as such
-    max_varchar: int = 8001  # largest n of VARCHAR(n) / CHAR(n) drawn
-    max_char: int = 255
+    max_varchar: int = 8001  # largest n of VARCHAR(n) drawn
+    max_char: int = 255  # largest n of CHAR(n) drawn
+    # Bytes the declared VARCHAR / CHAR columns of a row may take in all, 4 a character
+    # (0: no limit).
+    row_text_bytes: int = 0
     max_numeric_precision: int = 38
     varchar_enforced: bool = True  # a value longer than VARCHAR(n) is refused, never kept
     text_keeps_nul: bool = False  # the database stores NUL inside text
@@ -202,6 +205,7 @@ MARIADB_DDL = {
     "bytes": "LONGBLOB",
     "timestamp": "DATETIME(6)",  # TIMESTAMP is 1970-2038, in the session's time zone
     "uuid": "UUID",
+    "tinyint": "TINYINT",
 }
 
 
@@ -280,6 +284,22 @@ def mariadb_profile(connstr: str) -> Profile:
         ),
         ddl_map=MARIADB_DDL,
         series_sql="SELECT seq AS i FROM seq_1_to_{n}",
+        oracle="pymysql",
+        column_kinds=(*DIFFERENTIAL_KINDS, "tinyint"),
+        int_bits={"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64},
+        supports_nan=False,  # refused: DOUBLE has no NaN nor infinity
+        supports_infinity=False,
+        max_varchar=16_383,  # utf8mb4: 65,535 bytes
+        row_text_bytes=65_535,
+        text_keeps_nul=True,
+        known_defects=frozenset({
+            # Issue 16 defect 2, wider than seen there: text as UTF-16 (SQL_C_WCHAR) whose
+            # UTF-8 form is longer loses its last characters on fetch and gains a NUL as a
+            # parameter, even 13 characters of CJK / Latin-1 (pyodbc too).
+            "wide-text",
+            "time-param-fraction",  # defect 3: a time parameter with microseconds fails (22008)
+            "fetch-nul-cut",  # defect 4: text with NUL comes back cut at the NUL
+        }),
     )
 
 

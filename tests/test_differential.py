@@ -58,6 +58,9 @@ SETTINGS = settings.get_profile(f"differential-{DEPTH}")
 # Bytes of large values per table (the rest are small): 1 MiB values, a few of them.
 BUDGET = 3 << 20 if DEPTH == "quick" else 8 << 20
 
+# Hypothesis gives up shrinking a failure after five minutes; then the minimal case runs again.
+TIMEOUT = SECONDS + 420
+
 STATS: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
 
 
@@ -136,6 +139,7 @@ def noted(script_of, body) -> None:
         raise
 
 
+@pytest.mark.timeout(TIMEOUT)
 def test_fetch_matches_oracle(db, backend):
     """Rows the oracle wrote, read by fastodbc along a random read path, equal the oracle's."""
     oracle = oracles.oracle_for(backend)
@@ -183,6 +187,7 @@ def test_fetch_matches_oracle(db, backend):
     refusals.check()
 
 
+@pytest.mark.timeout(TIMEOUT)
 def test_params_match_oracle(db, backend):
     """Rows fastodbc wrote along a random insert path, read by the oracle, equal the same rows
     written by the oracle."""

@@ -66,9 +66,13 @@ class Oracle:
             elif fetched and self.profile.fetched_float_sql and is_double(self.profile, c):
                 exprs.append(self.profile.fetched_float_sql.format(c.name))
             else:
-                exprs.append(c.name)
+                exprs.append(self.expression(c))
         raw = self.query(f"SELECT {', '.join(exprs)} FROM {name} ORDER BY id")
         return [tuple(self.normalise(c, x) for c, x in zip(cols, r)) for r in raw]
+
+    def expression(self, col: Column) -> str:
+        """How the oracle selects a column to read the value stored exactly."""
+        return col.name
 
     def adapt(self, col: Column | None, value: Any) -> Any:
         return value
@@ -84,6 +88,9 @@ class SqliteOracle(Oracle):
         super().__init__(profile)
         self.path = connstr_attrs(profile.connstr)["database"]
         self.cnxn = sqlite3.connect(self.path, isolation_level=None, timeout=10)
+
+    def script_connect(self) -> str:
+        return f"oracle = sqlite3.connect({self.path!r}, isolation_level=None)"
 
     def execute(self, sql: str) -> None:
         self.cnxn.execute(sql)
@@ -144,6 +151,9 @@ class PsycopgOracle(Oracle):
         # Never wait forever on a lock a fastodbc connection of a failed example still holds.
         self.cnxn.execute("SET lock_timeout = '10s'")
 
+    def script_connect(self) -> str:
+        return f"import psycopg\noracle = psycopg.connect({self.conninfo!r}, autocommit=True)"
+
     def execute(self, sql: str) -> None:
         self.cnxn.execute(sql)
 
@@ -158,7 +168,64 @@ class PsycopgOracle(Oracle):
         self.cnxn.close()
 
 
-ORACLES = {"sqlite3": SqliteOracle, "psycopg": PsycopgOracle}
+class PyMySQLOracle(Oracle):
+    module = "pymysql"
+    placeholder = "%s"
+
+    def __init__(self, profile):
+        import pymysql
+
+        super().__init__(profile)
+        a = connstr_attrs(profile.connstr)
+        self.params = dict(
+            host=a.get("server", "127.0.0.1"),
+            port=int(a.get("port", "3306")),
+            user=a.get("user", a.get("uid", "")),
+            password=a.get("password", a.get("pwd", "")),
+            database=a["database"],
+            charset="utf8mb4",
+            autocommit=True,
+        )
+        self.cnxn = pymysql.connect(**self.params)
+        # Never wait long on a lock a fastodbc connection of a failed example still holds.
+        self.execute("SET lock_wait_timeout = 10, innodb_lock_wait_timeout = 10")
+
+    def script_connect(self) -> str:
+        return f"import pymysql\noracle = pymysql.connect(**{self.params!r})"
+
+    def execute(self, sql: str) -> None:
+        with self.cnxn.cursor() as cur:
+            cur.execute(sql)
+
+    def executemany(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
+        self.cnxn.begin()
+        with self.cnxn.cursor() as cur:
+            cur.executemany(sql, rows)
+        self.cnxn.commit()
+
+    def query(self, sql: str) -> list[tuple[Any, ...]]:
+        with self.cnxn.cursor() as cur:
+            cur.execute(sql)
+            return list(cur.fetchall())
+
+    def expression(self, col):
+        # The text protocol sends a FLOAT with 6 significant digits: its double is exact.
+        return f"CAST({col.name} AS DOUBLE)" if col.kind == "real" else col.name
+
+    def adapt(self, col, value):
+        return str(value) if isinstance(value, uuid.UUID) else value
+
+    def normalise(self, col, value):
+        if isinstance(value, datetime.timedelta) and col is not None and col.kind == "time":
+            # PyMySQL returns a TIME as the duration since midnight.
+            return (datetime.datetime.min + value).time()
+        return value
+
+    def close(self) -> None:
+        self.cnxn.close()
+
+
+ORACLES = {"sqlite3": SqliteOracle, "psycopg": PsycopgOracle, "pymysql": PyMySQLOracle}
 
 
 def oracle_for(profile) -> Oracle:

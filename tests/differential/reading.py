@@ -36,9 +36,10 @@ class ReadPath:
 @st.composite
 def connection_settings(draw, profile) -> ReadPath:
     fetch_rows = draw(st.sampled_from([1, 2, 16, 100, 1000]))
+    decodings = text_types(profile)
     return ReadPath(
-        char_decoding=draw(st.sampled_from(profile.text_decodings)),
-        wchar_decoding=draw(st.sampled_from(profile.text_decodings)),
+        char_decoding=draw(st.sampled_from(decodings)),
+        wchar_decoding=draw(st.sampled_from(decodings)),
         read_ahead=draw(st.booleans()),
         block_bytes=draw(st.sampled_from(BLOCK_BYTES)),
         option=draw(st.sampled_from(profile.read_options)).format(n=fetch_rows),
@@ -46,11 +47,22 @@ def connection_settings(draw, profile) -> ReadPath:
     )
 
 
-def text_rules(profile, path: ReadPath) -> v.TextRules:
-    return v.TextRules(
+def text_types(profile) -> list[str]:
+    """The text encodings (C types) to read and write text as."""
+    if "wide-text" in profile.known_defects:
+        # Open defect: the driver's UTF-16 text is wrong both ways (Profile.known_defects).
+        return [d for d in profile.text_decodings if d != "utf-16le"]
+    return list(profile.text_decodings)
+
+
+def text_rules(profile, path: ReadPath) -> v.Rules:
+    return v.Rules(
         max_codepoint=profile.wide_fetch_max_codepoint if path.wide() else 0x10FFFF,
-        # Text with NUL only where the database keeps it and the driver reads it whole.
-        nul=profile.text_keeps_nul and not profile.fetch_cuts_nul,
+        # Text with NUL only where the database keeps it and the driver reads it whole (an
+        # open defect: text cut at its NUL on fetch).
+        nul=profile.text_keeps_nul
+        and not profile.fetch_cuts_nul
+        and "fetch-nul-cut" not in profile.known_defects,
     )
 
 

@@ -73,20 +73,20 @@ def rows_lines(table: schema.Table, adapt=None) -> list[str]:
 
 def oracle_lines(oracle, name: str, table: schema.Table, fill: bool) -> list[str]:
     prof = oracle.profile
-    if oracle.module == "sqlite3":
-        connect = f"oracle = sqlite3.connect({oracle.path!r}, isolation_level=None)"
-    else:
-        connect = f"import {oracle.module}\noracle = {oracle.module}.connect({oracle.conninfo!r}, autocommit=True)"
     cols = ", ".join(["id"] + [c.name for c in table.columns])
     marks = ", ".join([oracle.placeholder] * (len(table.columns) + 1))
     lines = [
-        connect,
-        f"oracle.cursor().execute('DROP TABLE IF EXISTS {name}')",
-        f"oracle.cursor().execute({table.ddl(name, prof.ddl('bigint'))!r})",
+        oracle.script_connect(),
+        "ocur = oracle.cursor()",
+        f"ocur.execute('DROP TABLE IF EXISTS {name}')",
+        f"ocur.execute({table.ddl(name, prof.ddl('bigint'))!r})",
     ]
     if fill:
         lines += rows_lines(table, oracle.adapt)
-        lines.append(f"oracle.cursor().executemany('INSERT INTO {name} ({cols}) VALUES ({marks})', rows)")
+        lines += [
+            f"ocur.executemany('INSERT INTO {name} ({cols}) VALUES ({marks})', rows)",
+            "oracle.commit()",
+        ]
     return lines
 
 
@@ -143,7 +143,8 @@ def write_script(oracle, name: str, table: schema.Table, path: writing.WritePath
     cols = ", ".join(["id"] + [c.name for c in table.columns])
     lines += [
         "cnxn.commit()",
-        f"for row in oracle.cursor().execute('SELECT {cols} FROM {name} ORDER BY id').fetchall():",
+        f"ocur.execute('SELECT {cols} FROM {name} ORDER BY id')",
+        "for row in ocur.fetchall():",
         "    print(row)",
     ]
     return "\n".join(lines)

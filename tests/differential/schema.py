@@ -62,27 +62,31 @@ class Table:
 def columns(draw, profile, n: int | None = None) -> list[Column]:
     count = n if n is not None else draw(st.integers(1, MAX_COLUMNS))
     kinds = [k for k in profile.column_kinds if k != "uuid" or profile.supports_uuid]
+    # Room left for declared text in a row (Profile.row_text_bytes), 4 bytes a character.
+    room = profile.row_text_bytes // 4 - 1 if profile.row_text_bytes else 1 << 30
     out = []
     for i in range(count):
         kind = draw(st.sampled_from(kinds))
-        template = profile.ddl(kind)
         size = scale = 0
         if kind == "numeric(p,s)":
             size = draw(st.integers(1, profile.max_numeric_precision))
             scale = draw(st.integers(0, size))
-        elif kind == "varchar(n)":
-            size = draw(
-                st.sampled_from([s for s in (1, 10, 255, 256, 1024, 1025, 4000, 4001, 8000, 8001)
-                                 if s <= profile.max_varchar])
-            )
-        elif kind == "char(n)":
-            size = draw(st.sampled_from([s for s in (1, 5, 255) if s <= profile.max_char]))
-        ddl = template.format(p=size, s=scale, n=size)
+        elif kind in ("varchar(n)", "char(n)"):
+            top = min(room, profile.max_varchar if kind == "varchar(n)" else profile.max_char)
+            fit = [s for s in (1, 5, 10, 255, 256, 1024, 1025, 4000, 4001, 8000, 8001) if s <= top]
+            if kind == "char(n)":
+                fit = [s for s in fit if s in (1, 5, 255)]
+            if fit:
+                size = draw(st.sampled_from(fit))
+                room -= size + 1
+            else:
+                kind = "text"
+        ddl = profile.ddl(kind).format(p=size, s=scale, n=size)
         out.append(Column(f"c{i}", kind, ddl, size, scale))
     return out
 
 
-def column_values(profile, col: Column, rules: v.TextRules, max_size: int):
+def column_values(profile, col: Column, rules: v.Rules, max_size: int):
     """Values of one column, none the database refuses."""
     k = col.kind
     if k in profile.int_bits:
@@ -102,7 +106,7 @@ def column_values(profile, col: Column, rules: v.TextRules, max_size: int):
     if k == "date":
         return v.dates(profile.min_date, profile.max_date)
     if k == "time":
-        return v.times()
+        return v.times(rules.time_fraction)
     if k == "timestamp":
         return v.timestamps(profile.min_date, profile.max_date)
     if k == "bool":
@@ -186,7 +190,7 @@ def table_rows(draw, profile, cols, rules, n_rows: int, edges: list[int], budget
 
 
 @st.composite
-def tables(draw, profile, rules: v.TextRules, block_bytes: int, budget: int) -> Table:
+def tables(draw, profile, rules: v.Rules, block_bytes: int, budget: int) -> Table:
     """A table whose row count crosses the block edges of a ``block_bytes`` budget."""
     cols = draw(columns(profile))
     edges = block_edges(estimated_block_rows(profile, cols, block_bytes), LARGE_ROWS)

@@ -37,15 +37,18 @@ def astral(max_codepoint: int) -> st.SearchStrategy[str]:
 
 
 @dataclasses.dataclass(frozen=True)
-class TextRules:
-    """What text a table may hold for this example (from the profile and the read path)."""
+class Rules:
+    """What values a table may hold for this example (from the profile and the path)."""
 
     max_codepoint: int = 0x10FFFF
     nul: bool = False
+    time_fraction: bool = True  # times with microseconds
 
 
-def chars(rules: TextRules) -> st.SearchStrategy[str]:
-    options = [ASCII, LATIN, BMP, astral(rules.max_codepoint)]
+def chars(rules: Rules) -> st.SearchStrategy[str]:
+    options = [ASCII, LATIN, BMP]
+    if rules.max_codepoint >= 0x10000:
+        options.append(astral(rules.max_codepoint))
     if rules.nul:
         options.append(st.just("\x00"))
     return st.one_of(*options)
@@ -76,7 +79,7 @@ def _index_at_byte(unit: str, edge: int, encoding: str) -> int:
 
 
 @st.composite
-def text_values(draw, max_size: int, rules: TextRules) -> str:
+def text_values(draw, max_size: int, rules: Rules) -> str:
     """A string of a drawn length: a repeated unit with characters placed at the edges."""
     size = draw(sizes(max_size))
     if size <= 40:
@@ -131,10 +134,11 @@ def dates(lo: datetime.date, hi: datetime.date) -> st.SearchStrategy[datetime.da
     return st.one_of(st.sampled_from([lo, hi]), st.dates(lo, hi))
 
 
-def times() -> st.SearchStrategy[datetime.time]:
-    return st.one_of(
+def times(fraction: bool = True) -> st.SearchStrategy[datetime.time]:
+    t = st.one_of(
         st.sampled_from([datetime.time(0), datetime.time(23, 59, 59, 999_999)]), st.times()
     )
+    return t if fraction else t.map(lambda x: x.replace(microsecond=0))
 
 
 def timestamps(lo: datetime.date, hi: datetime.date) -> st.SearchStrategy[datetime.datetime]:
