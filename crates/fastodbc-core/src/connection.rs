@@ -67,6 +67,11 @@ pub struct DriverTraits {
     /// Timestamps are bound as text to keep microseconds (SQLite's driver keeps milliseconds of
     /// a SQL_C_TYPE_TIMESTAMP but stores text as given).
     pub timestamp_as_text: bool,
+    /// GUIDs are bound as their text: MariaDB Connector/ODBC 3.1.15 sends a SQL_C_GUID struct's
+    /// 16 bytes as they lie in memory, so a UUID column stored its first three fields
+    /// byte-swapped (pyodbc's too), a CHAR(36) column refused them and an array of two
+    /// crashed the driver; sqliteodbc refuses SQL_C_GUID (07009).
+    pub guid_as_text: bool,
     /// `SQLRowCount` after a parameter array counts every row, not just the last set's.
     pub array_row_count: bool,
     /// Parameter arrays cost one round trip per row: executemany of a single-row INSERT is
@@ -140,6 +145,7 @@ impl Connection {
                 sizes_unreliable: false,
                 binary_param_arrays: true,
                 timestamp_as_text: false,
+                guid_as_text: false,
                 array_row_count: true,
                 prepare_always: false,
                 rewrite_batched_inserts: false,
@@ -373,6 +379,7 @@ fn driver_traits(driver_name: &str, getdata_extensions: u32) -> DriverTraits {
         sizes_unreliable: sqlite,
         binary_param_arrays: !sqlite,
         timestamp_as_text: sqlite,
+        guid_as_text: sqlite || name.starts_with("libmaodbc"),
         array_row_count: !name.starts_with("psqlodbc"),
         prepare_always: name.starts_with("psqlodbc"),
         rewrite_batched_inserts: name.starts_with("psqlodbc"),

@@ -6,6 +6,7 @@ use std::ops::Range;
 
 use crate::diagnostics::{Error, Result};
 use crate::ffi;
+use crate::types::guid::format_guid;
 use crate::types::temporal::{format_time, format_timestamp};
 
 /// A parameter value, already converted from the caller's object.
@@ -76,6 +77,8 @@ pub struct BindOptions {
     pub text: TextEncoding,
     /// Send timestamps as `YYYY-MM-DD HH:MM:SS.ffffff` text (see `DriverTraits`).
     pub timestamp_as_text: bool,
+    /// Send GUIDs as `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` text (see `DriverTraits`).
+    pub guid_as_text: bool,
 }
 
 /// Longest text (characters) or binary (bytes) bound as VARCHAR/VARBINARY; longer values are
@@ -195,6 +198,7 @@ fn build_column(
     let n = rows.len();
     let text = opts.text;
     let ts_text = opts.timestamp_as_text;
+    let guid_text = opts.guid_as_text;
     // Describe the column (sizes over all rows), then allocate once and fill.
     let (c_type, sql_type, col_size, digits, elem) = match kind {
         None => {
@@ -215,6 +219,7 @@ fn build_column(
             6,
             16,
         ),
+        Some(ParamKind::Guid) if guid_text => (ffi::SQL_C_CHAR, ffi::SQL_CHAR, 36, 0, 40),
         Some(ParamKind::Guid) => (ffi::SQL_C_GUID, ffi::SQL_GUID, 16, 0, 16),
         Some(ParamKind::Time) => {
             // Text keeps microseconds; SQL_C_TYPE_TIME has no fraction field.
@@ -371,6 +376,11 @@ fn build_column(
                         &t.fraction.to_ne_bytes(),
                     ]),
                 ),
+                ParamValue::Guid(g) if guid_text => {
+                    scratch.clear();
+                    format_guid(&mut scratch, g);
+                    put(out, scratch.as_bytes())
+                }
                 ParamValue::Guid(g) => put(
                     out,
                     &packed::<16>(&[
@@ -439,6 +449,7 @@ mod tests {
     const UTF16: BindOptions = BindOptions {
         text: TextEncoding::Utf16,
         timestamp_as_text: false,
+        guid_as_text: false,
     };
 
     #[test]

@@ -338,6 +338,7 @@ impl Cursor {
         let opts = BindOptions {
             text: settings.encoding,
             timestamp_as_text: stmt.traits().timestamp_as_text,
+            guid_as_text: stmt.traits().guid_as_text,
         };
         // Direct execution (one round trip), unless the transaction holds changes and the
         // driver would lose them to a syntax error in a direct statement
@@ -391,6 +392,7 @@ impl Cursor {
         let opts = BindOptions {
             text: settings.encoding,
             timestamp_as_text: traits.timestamp_as_text,
+            guid_as_text: traits.guid_as_text,
         };
         // sqliteodbc: compile the INSERT once (see `compiled_insert`); the row count is then
         // `total_changes()` after minus before.

@@ -28,9 +28,29 @@ pub fn guid_from_rfc_bytes(b: &[u8; 16]) -> SqlGuid {
     }
 }
 
+/// Appends the GUID's text, lower-case and hyphenated as `str(uuid.UUID)` prints it.
+pub fn format_guid(out: &mut String, g: &SqlGuid) {
+    use std::fmt::Write;
+    let d4 = &g.d4;
+    // Writing to a String cannot fail.
+    let _ = write!(
+        out,
+        "{:08x}-{:04x}-{:04x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
+        g.d1, g.d2, g.d3, d4[0], d4[1], d4[2], d4[3], d4[4], d4[5], d4[6], d4[7]
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_is_uuid_str() {
+        let rfc: [u8; 16] = core::array::from_fn(|i| i as u8 * 17);
+        let mut s = String::new();
+        format_guid(&mut s, &guid_from_rfc_bytes(&rfc));
+        assert_eq!(s, "00112233-4455-6677-8899-aabbccddeeff");
+    }
 
     #[test]
     fn round_trip() {
