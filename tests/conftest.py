@@ -106,6 +106,8 @@ class Profile:
     # (0: no limit).
     row_text_bytes: int = 0
     max_numeric_precision: int = 38
+    # The UUID type refuses version 8-15 with the NCS variant (variant bits 0xxx): 1292.
+    uuid_refuses_ncs_high_versions: bool = False
     varchar_enforced: bool = True  # a value longer than VARCHAR(n) is refused, never kept
     text_keeps_nul: bool = False  # the database stores NUL inside text
     # The driver returns stored text cut at its first NUL, which no client of it can detect
@@ -291,6 +293,7 @@ def mariadb_profile(connstr: str) -> Profile:
         supports_infinity=False,
         max_varchar=16_383,  # utf8mb4: 65,535 bytes
         row_text_bytes=65_535,
+        uuid_refuses_ncs_high_versions=True,
         text_keeps_nul=True,
         known_defects=frozenset({
             # Issue 16 defect 2, wider than seen there: text as UTF-16 (SQL_C_WCHAR) whose

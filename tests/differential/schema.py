@@ -112,7 +112,7 @@ def column_values(profile, col: Column, rules: v.Rules, max_size: int):
     if k == "bool":
         return st.booleans()
     if k == "uuid":
-        return v.uuids()
+        return v.uuids(not profile.uuid_refuses_ncs_high_versions)
     raise KeyError(f"no value strategy for column kind {k!r}")
 
 

@@ -147,5 +147,14 @@ def timestamps(lo: datetime.date, hi: datetime.date) -> st.SearchStrategy[dateti
     return st.one_of(st.sampled_from([low, high]), st.datetimes(low, high))
 
 
-def uuids() -> st.SearchStrategy[uuid.UUID]:
-    return st.uuids()
+def uuids(ncs_high_versions: bool = True) -> st.SearchStrategy[uuid.UUID]:
+    if ncs_high_versions:
+        return st.uuids()
+    return st.uuids().map(_not_ncs_high_version)
+
+
+def _not_ncs_high_version(u: uuid.UUID) -> uuid.UUID:
+    """Version 8-15 with the NCS variant (bit 63 clear) gets the top variant bit set."""
+    if (u.int >> 76) & 0xF >= 8 and not (u.int >> 63) & 1:
+        return uuid.UUID(int=u.int | (1 << 63))
+    return u
