@@ -3,7 +3,7 @@ the profile's oracle (an independent client) on the same data (tests/differentia
 
 A value that differs, a panic, or an error the oracle does not raise fails with the shrunk
 example and a script that reproduces it. Depth from the environment:
-  FASTODBC_DIFFERENTIAL=quick   (default) about FASTODBC_DIFFERENTIAL_SECONDS (20) per test
+  FASTODBC_DIFFERENTIAL=quick   (default) about FASTODBC_DIFFERENTIAL_SECONDS (15) per test
                                 and backend: what `make test` runs
   FASTODBC_DIFFERENTIAL=deep    FASTODBC_DEEP seconds (1800) spread over the tests and
                                 backends, larger values: `make test-deep`
@@ -37,7 +37,7 @@ TESTS = 2
 if DEPTH == "deep":
     SECONDS = float(os.environ.get("FASTODBC_DEEP", "1800")) / (TESTS * len(BACKENDS))
 else:
-    SECONDS = float(os.environ.get("FASTODBC_DIFFERENTIAL_SECONDS", "20"))
+    SECONDS = float(os.environ.get("FASTODBC_DIFFERENTIAL_SECONDS", "15"))
 
 # FASTODBC_DIFFERENTIAL_SHRINK=0 reports a failure as found: shrinking a case of thousands of
 # rows can take minutes.
@@ -85,20 +85,20 @@ def run_for(run, seconds: float) -> None:
 def row_class(n: int) -> str:
     for limit in (0, 1, 16, 144, 1168, 5000):
         if n <= limit:
-            return f"rows<={limit}"
-    return "rows>5000"
+            return f"rows:<={limit}"
+    return "rows:>5000"
 
 
 def count_table(stats: collections.Counter, table, seconds: float) -> None:
     stats["examples"] += 1
     stats["seconds"] += round(seconds, 3)
     stats[row_class(table.n_rows)] += 1
-    stats[f"columns={len(table.columns)}"] += 1
+    stats[f"columns:{len(table.columns)}"] += 1
     for c in table.columns:
         stats[f"kind:{c.kind}"] += 1
     longest = max((len(x) for r in [*table.special.values(), *table.filler] for x in r
                    if isinstance(x, (str, bytes))), default=0)
-    stats[f"longest>={next(s for s in (1 << 20, 65536, 8001, 4001, 1025, 256, 1, 0) if longest >= s)}"] += 1
+    stats[f"longest:>={next(s for s in (1 << 20, 65536, 8001, 4001, 1025, 256, 1, 0) if longest >= s)}"] += 1
 
 
 def connstr(profile, option: str) -> str:
@@ -173,10 +173,10 @@ def test_fetch_matches_oracle(db, backend):
         finally:
             oracle.drop(name)
         count_table(stats, table, time.monotonic() - started)
-        stats[f"read_ahead={path.read_ahead}"] += 1
-        stats[f"block_bytes={path.block_bytes}"] += 1
-        stats[f"decoding={path.char_decoding}/{path.wchar_decoding}"] += 1
-        stats[f"option={path.option.split(';')[0] or 'none'}"] += 1
+        stats[f"read_ahead:{path.read_ahead}"] += 1
+        stats[f"block_bytes:{path.block_bytes}"] += 1
+        stats[f"decoding:{path.char_decoding}/{path.wchar_decoding}"] += 1
+        stats[f"option:{path.option.split(';')[0] or 'none'}"] += 1
         for op in path.ops:
             stats[f"op:{op[0]}"] += 1
 
@@ -234,12 +234,12 @@ def test_params_match_oracle(db, backend):
         count_table(stats, table, time.monotonic() - started)
         stats[f"write:{path.method}"] += 1
         if path.method == "executemany":
-            stats[f"fast_executemany={path.fast}"] += 1
-            stats[f"iterator={path.iterator}"] += 1
-            stats[f"many>=64={table.n_rows >= 64}"] += 1
-        stats[f"encoding={path.encoding}"] += 1
-        stats[f"column_list={path.column_list}"] += 1
-        stats[f"nul_refused={refused}"] += 1
+            stats[f"fast_executemany:{path.fast}"] += 1
+            stats[f"iterator:{path.iterator}"] += 1
+            stats[f"many>=64:{table.n_rows >= 64}"] += 1
+        stats[f"encoding:{path.encoding}"] += 1
+        stats[f"column_list:{path.column_list}"] += 1
+        stats[f"nul_refused:{refused}"] += 1
 
     try:
         run_for(run, SECONDS)
