@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import decimal
 import hashlib
 import importlib
 import os
 import re
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -60,8 +62,20 @@ class Profile:
     name: str
     connstr: str  # includes the attributes that bound lock waits (see *_profile below)
     ddl_map: dict[str, str]
+    # -- what the driver reports
+    getinfo: dict[str, Any]  # SQLGetInfo values of this driver and database
+    # Per column kind: description[i][1:6] (type_code, display_size, internal_size,
+    # precision, scale) and the columns() catalog's (data_type, type_name).
+    descriptions: dict[str, tuple[Any, ...]]
+    catalog_types: dict[str, tuple[int, str]]
+    reports_not_null: bool = True  # description's null_ok is False for a NOT NULL column
     # -- types
     supports_uuid: bool = True
+    uuid_fetched_as_str: bool = False  # the uuid type is described as text: fetched as str
+    # The uuid type refuses a version nibble of 8-F with a clock_seq_hi byte of 0x01-0x80 (the
+    # NCS variant, and 0x80 itself), measured on MariaDB 10.11: 1292 "Incorrect uuid value".
+    uuid_refuses_ncs_high_versions: bool = False
+    bool_fetched_as_int: bool = False  # BOOLEAN is an integer type: fetched as int
     min_date: datetime.date = datetime.date(1, 1, 1)
     max_date: datetime.date = datetime.date(9999, 12, 31)
     float_digits: int = 17  # significant digits a double keeps through the driver
@@ -72,6 +86,14 @@ class Profile:
     numeric_is_float: bool = False  # NUMERIC(p,s) is described as SQL_DOUBLE -> float
     char_pads: bool = True  # CHAR(n) values come back blank-padded
     int_column_is_64bit: bool = False  # an INTEGER column accepts values beyond 32 bits
+    enforces_varchar_length: bool = True  # a value longer than VARCHAR(n) is refused
+    text_equality_is_exact: bool = True  # 'Ä' = 'ä' is false (not a case-insensitive collation)
+    astral_in_sql_text: bool = True  # the SQL text itself may hold characters beyond U+FFFF
+    # Catalog functions misread names holding U+xxD8-U+xxDB ('Ø'): fastodbc refuses them.
+    catalog_misreads_names: bool = False
+    # (kind, SQL literal): dates and timestamps the database keeps and returns that datetime
+    # cannot hold (year 0 or past 9999, month or day 0).
+    unrepresentable_datetimes: tuple[tuple[str, str], ...] = ()
     # -- statements / results
     multiple_statements: bool = False  # "select 1; select 2" in one execute
     bad_cast_raises: bool = True  # CAST('abc' AS INTEGER) raises DataError
@@ -84,12 +106,29 @@ class Profile:
     syntax_error: tuple[str, str] = ("42", "ProgrammingError")
     unique_violation: tuple[str, str] = ("23", "IntegrityError")
     missing_table: tuple[str, str] = ("42", "ProgrammingError")
+    # A statement stopped by cancel(): (exception class name, SQLSTATEs).
+    cancelled: tuple[str, tuple[str, ...]] = ("OperationalError", ("HY008",))
+    syntax_error_text: str = "syntax error"  # in the message of a syntax error
+    unique_violation_text: str = "unique"  # in the message of a unique violation
     statement_level_rollback: bool = True  # a failed statement leaves the transaction open
     # -- SQL snippets
     series_sql: str = (  # a query with one column `i` = 1..{n}
         "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < {n}) "
         "SELECT i FROM s"
     )
+    # A query that keeps the driver busy about {seconds} s ({rows}: 3,000,000 rows a second
+    # for a database with no sleep function), returning one row.
+    sleep_sql: str = "SELECT SLEEP({seconds})"
+    pipes_concatenate: bool = True  # `a || b` concatenates (MariaDB: logical OR)
+    identifier_quote: str = '"'
+    char_length_sql: str = "CHAR_LENGTH({})"
+    schema: str = "public"  # the schema unqualified names are created in
+    # Connection attributes and a column type with which the driver describes a column as
+    # narrower than the values it holds (None: it never does).
+    short_description: tuple[str, str] | None = None
+    # Connection attributes and a WHERE condition with which each row the driver fetches
+    # takes the server ~2 ms to produce (None: the driver reads whole results at execute).
+    slow_fetch: tuple[str, str] | None = None
     # -- the differential test (tests/differential): an independent client on the same tables,
     # and what the database or its driver cannot keep (README, "What the test databases cannot
     # keep"); the random schemas and values follow these, never the profile's name.
@@ -106,8 +145,6 @@ class Profile:
     # (0: no limit).
     row_text_bytes: int = 0
     max_numeric_precision: int = 38
-    # The UUID type refuses version 8-15 with the NCS variant (variant bits 0xxx): 1292.
-    uuid_refuses_ncs_high_versions: bool = False
     varchar_enforced: bool = True  # a value longer than VARCHAR(n) is refused, never kept
     text_keeps_nul: bool = False  # the database stores NUL inside text
     # The driver returns stored text cut at its first NUL, which no client of it can detect
@@ -119,9 +156,6 @@ class Profile:
     # fastodbc must return is that text's value (SQLite: 15 significant digits, rounded by
     # SQLite's own conversion).
     fetched_float_sql: str = ""
-    # Known defects open elsewhere, left out of the differential test's strategy until fixed:
-    # each a name the strategy looks up (tests/differential/values.py says what it excludes).
-    known_defects: frozenset[str] = frozenset()
     # The driver's UTF-16 text (SQL_C_WCHAR) is right only up to this code point.
     wide_fetch_max_codepoint: int = 0x10FFFF
     text_decodings: tuple[str, ...] = ("utf-8", "utf-16le")  # both C types: the driver offers both
@@ -137,6 +171,39 @@ class Profile:
 
     def series(self, n: int) -> str:
         return self.series_sql.format(n=int(n))
+
+    def sleep(self, seconds: float) -> str:
+        return self.sleep_sql.format(seconds=seconds, rows=int(seconds * 3_000_000))
+
+    def concat(self, *exprs: str) -> str:
+        """SQL concatenating the text of the given expressions."""
+        if self.pipes_concatenate:
+            return "(" + " || ".join(exprs) + ")"
+        return f"CONCAT({', '.join(exprs)})"
+
+    def quote(self, identifier: str) -> str:
+        q = self.identifier_quote
+        return q + identifier.replace(q, q + q) + q
+
+    def char_length(self, expr: str) -> str:
+        """SQL for the length of a text in characters."""
+        return self.char_length_sql.format(expr)
+
+    def fetched_bool(self, value: bool | None) -> bool | int | None:
+        """What a BOOLEAN column holding value comes back as."""
+        return int(value) if self.bool_fetched_as_int and value is not None else value
+
+    def storable_uuid(self, value: uuid.UUID) -> uuid.UUID:
+        """value, or (where the uuid type would refuse it) value with the RFC 4122 variant."""
+        version_byte, clock_seq_hi = value.int >> 72 & 0xFF, value.int >> 56 & 0xFF
+        if self.uuid_refuses_ncs_high_versions and version_byte >= 0x80 and 1 <= clock_seq_hi <= 0x80:
+            rfc = max(0x81, 0x80 | clock_seq_hi & 0x3F)  # 0x80 itself is refused too
+            return uuid.UUID(int=value.int & ~(0xFF << 56) | rfc << 56)
+        return value
+
+    def fetched_uuid(self, value: uuid.UUID | None) -> uuid.UUID | str | None:
+        """What a uuid column holding value comes back as."""
+        return str(value) if self.uuid_fetched_as_str and value is not None else value
 
     def select_rowcounts(self, n: int) -> tuple[int, ...]:
         """rowcount values allowed after a SELECT returning n rows (DB-API: -1 if unknown)."""
@@ -222,6 +289,30 @@ def sqlite_profile(path: Path) -> Profile:
         # Timeout: sqliteodbc's busy timeout (ms); its default is 100 s.
         connstr=f"Driver={{SQLite3}};Database={path};Timeout={LOCK_TIMEOUT_S * 1000};",
         ddl_map=SQLITE_DDL,
+        getinfo={
+            "SQL_DRIVER_NAME": "sqlite3odbc.so",
+            "SQL_DBMS_NAME": "SQLite",
+            "SQL_IDENTIFIER_QUOTE_CHAR": '"',
+            "SQL_MAX_TABLE_NAME_LEN": 255,
+        },
+        # Sizes from the declared type name; BLOB is 255 whatever it holds.
+        descriptions={
+            "int": (int, None, 10, 10, 0),
+            "varchar(50)": (str, None, 50, 50, 0),
+            "numeric(18,4)": (float, None, 18, 18, 0),
+            "bytes": (bytearray, None, 255, 255, 0),
+            "bool": (bool, None, 1, 1, 0),
+            "timestamp": (datetime.datetime, None, 32, 32, 0),
+            "date": (datetime.date, None, 10, 10, 0),
+            "bigint": (int, None, 20, 20, 0),
+            "float": (float, None, 54, 54, 0),
+        },
+        catalog_types={
+            "int": (4, "INTEGER"),
+            "varchar(50)": (12, "VARCHAR(50)"),
+            "numeric(18,4)": (8, "NUMERIC(18,4)"),
+        },
+        reports_not_null=False,
         supports_uuid=False,
         float_digits=15,
         keeps_negative_zero=False,
@@ -231,6 +322,11 @@ def sqlite_profile(path: Path) -> Profile:
         numeric_is_float=True,
         char_pads=False,
         int_column_is_64bit=True,
+        enforces_varchar_length=False,
+        astral_in_sql_text=False,  # its SQL scanner: 'unrecognized token' (as parameters: kept)
+        unrepresentable_datetimes=tuple(
+            (kind, literal) for kind in ("date", "timestamp") for literal in ("'0000-01-01'", "'10000-01-01'")
+        ),
         bad_cast_raises=False,  # CAST('abc' AS INTEGER) is 0
         division_by_zero_raises=False,  # 1/0 is NULL
         honours_query_timeout=False,
@@ -238,6 +334,14 @@ def sqlite_profile(path: Path) -> Profile:
         syntax_error=("HY000", "Error"),  # sqliteodbc reports every error as HY000
         unique_violation=("HY000", "Error"),
         missing_table=("HY000", "Error"),
+        cancelled=("DatabaseError", ("HY000",)),  # "interrupted", as every error: HY000
+        sleep_sql=(
+            "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < {rows}) "
+            "SELECT COUNT(*) FROM s"
+        ),
+        char_length_sql="length({})",
+        schema="main",
+        short_description=("", "VARCHAR(10)"),  # VARCHAR(n) is not enforced
         oracle="sqlite3",
         # Every INTEGER column of SQLite keeps 64 bits, whatever its declared width.
         int_bits={"smallint": 64, "int": 64, "bigint": 64},
@@ -262,11 +366,41 @@ def postgresql_profile(connstr: str) -> Profile:
         # ConnSettings: SQL psqlODBC runs after connecting.
         connstr=f"{connstr.rstrip(';')};ConnSettings={{SET lock_timeout = '{LOCK_TIMEOUT_S}s'}}",
         ddl_map=POSTGRESQL_DDL,
+        getinfo={
+            "SQL_DRIVER_NAME": "psqlodbcw.so",
+            "SQL_DBMS_NAME": "PostgreSQL",
+            "SQL_IDENTIFIER_QUOTE_CHAR": '"',
+            "SQL_MAX_TABLE_NAME_LEN": 63,
+            "SQL_DATABASE_NAME": "fastodbc_test",
+        },
+        descriptions={
+            "int": (int, None, 10, 10, 0),
+            "varchar(50)": (str, None, 50, 50, 0),
+            "numeric(18,4)": (decimal.Decimal, None, 18, 18, 4),
+            "bytes": (bytearray, None, 0, 0, 0),  # bytea: SQL_LONGVARBINARY of size 0
+            "bool": (bool, None, 1, 1, 0),
+            "timestamp": (datetime.datetime, None, 26, 26, 6),
+            "date": (datetime.date, None, 10, 10, 0),
+            "bigint": (int, None, 19, 19, 0),
+            "float": (float, None, 17, 17, 0),
+        },
+        catalog_types={
+            "int": (4, "int4"),
+            "varchar(50)": (-9, "varchar"),
+            "numeric(18,4)": (2, "numeric"),
+        },
         multiple_statements=True,
         has_notices=True,
         untyped_param_is_text=True,
         select_rowcount_known=True,  # UseDeclareFetch=0: the driver holds the whole result
+        cancelled=("OperationalError", ("57014", "HY008")),  # the server's query_canceled
         series_sql="SELECT i FROM generate_series(1, {n}) AS s(i)",
+        sleep_sql="SELECT pg_sleep({seconds})",
+        short_description=(";MaxVarcharSize=5;MaxLongVarcharSize=5", "VARCHAR"),
+        # A server-side cursor computes rows as they are fetched.
+        slow_fetch=(";UseDeclareFetch=1;Fetch=50", "pg_sleep(0.002)::text = ''"),
+        # psqlODBC sends -infinity as year -9999 and BC years as negative ones.
+        unrepresentable_datetimes=(("timestamp", "'-infinity'"), ("timestamp", "'0001-01-01 BC'")),
         oracle="psycopg",
         max_varchar=100_000,
         max_char=10_000,
@@ -285,25 +419,69 @@ def mariadb_profile(connstr: str) -> Profile:
             f"innodb_lock_wait_timeout = {LOCK_TIMEOUT_S}}}"
         ),
         ddl_map=MARIADB_DDL,
+        getinfo={
+            "SQL_DRIVER_NAME": "libmaodbc.so",
+            "SQL_DBMS_NAME": "MariaDB",
+            "SQL_IDENTIFIER_QUOTE_CHAR": "`",
+            "SQL_MAX_TABLE_NAME_LEN": 256,
+            "SQL_DATABASE_NAME": "fastodbc_test",
+        },
+        descriptions={
+            "int": (int, None, 10, 10, 0),
+            "varchar(50)": (str, None, 50, 50, 0),
+            "numeric(18,4)": (decimal.Decimal, None, 18, 18, 4),
+            "bytes": (bytearray, None, 2**32 - 1, 2**32 - 1, 0),  # LONGBLOB
+            "bool": (int, None, 3, 3, 0),  # TINYINT(1)
+            "timestamp": (datetime.datetime, None, 26, 26, 6),
+            "date": (datetime.date, None, 10, 10, 0),
+            "bigint": (int, None, 20, 20, 0),
+            "float": (float, None, 15, 15, 0),
+        },
+        catalog_types={
+            "int": (4, "INT"),
+            "varchar(50)": (-9, "VARCHAR"),
+            "numeric(18,4)": (3, "DECIMAL"),
+        },
+        uuid_fetched_as_str=True,  # UUID is described as CHAR(36)
+        catalog_misreads_names=True,  # Connector/ODBC 3.1 reads UTF-16 past such units
+        uuid_refuses_ncs_high_versions=True,
+        bool_fetched_as_int=True,  # BOOLEAN is TINYINT(1)
+        keeps_negative_zero=False,
+        supports_nan=False,  # the server refuses them (22003)
+        char_pads=False,
+        text_equality_is_exact=False,  # utf8mb4_general_ci: case- and accent-insensitive
+        bad_cast_raises=False,  # CAST('abc' AS INTEGER) is 0, with a warning
+        division_by_zero_raises=False,  # 1/0 is NULL, with a warning
+        honours_query_timeout=False,  # Connector/ODBC 3.1 answers 01S02 "no timeout"
+        # Connector/ODBC reports the server's 70100 "Query execution was interrupted" as HY018.
+        cancelled=("DatabaseError", ("HY018",)),
+        syntax_error_text="error in your SQL syntax",
+        unique_violation_text="duplicate entry",
         series_sql="SELECT seq AS i FROM seq_1_to_{n}",
+        pipes_concatenate=False,
+        identifier_quote="`",
+        # Kept by the default sql_mode (no NO_ZERO_IN_DATE); the zero date 0000-00-00 arrives
+        # as NULL (the driver's choice).
+        unrepresentable_datetimes=tuple(
+            (kind, literal)
+            for kind in ("date", "timestamp")
+            for literal in ("'0000-01-01'", "'2024-00-10'", "'2024-02-00'")
+        ),
+        schema=_attribute(connstr, "Database") or _attribute(connstr, "DB") or "",
         oracle="pymysql",
         column_kinds=(*DIFFERENTIAL_KINDS, "tinyint"),
         int_bits={"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64},
-        supports_nan=False,  # refused: DOUBLE has no NaN nor infinity
         supports_infinity=False,
         max_varchar=16_383,  # utf8mb4: 65,535 bytes
         row_text_bytes=65_535,
-        uuid_refuses_ncs_high_versions=True,
         text_keeps_nul=True,
-        known_defects=frozenset({
-            # Issue 16 defect 2, wider than seen there: text as UTF-16 (SQL_C_WCHAR) whose
-            # UTF-8 form is longer loses its last characters on fetch and gains a NUL as a
-            # parameter, even 13 characters of CJK / Latin-1 (pyodbc too).
-            "wide-text",
-            "time-param-fraction",  # defect 3: a time parameter with microseconds fails (22008)
-            "fetch-nul-cut",  # defect 4: text with NUL comes back cut at the NUL
-        }),
     )
+
+
+def _attribute(connstr: str, key: str) -> str | None:
+    """A plain (unbraced) attribute's value in a connection string."""
+    m = re.search(rf"(?:^|;)\s*{key}\s*=\s*([^;{{]*)", connstr, re.IGNORECASE)
+    return m.group(1).strip() if m else None
 
 
 # Server backends: the environment variable holding the connection string, and the profile.

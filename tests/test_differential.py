@@ -177,6 +177,7 @@ def test_fetch_matches_oracle(db, backend):
         stats[f"block_bytes:{path.block_bytes}"] += 1
         stats[f"decoding:{path.char_decoding}/{path.wchar_decoding}"] += 1
         stats[f"option:{path.option.split(';')[0] or 'none'}"] += 1
+        stats[f"where_param:{path.where_param}"] += 1
         for op in path.ops:
             stats[f"op:{op[0]}"] += 1
 

@@ -107,10 +107,10 @@ def test_nulls(backend, cursor, table, fast):
             b"\x01",
             datetime.date(2024, 1, 2),
             datetime.datetime(2024, 1, 2, 3, 4, 5),
-            True,
+            backend.fetched_bool(True),
         ),
         data[2],
-        (3, None, "x", None, num(Decimal("1")), None, datetime.date(2000, 1, 1), None, False),
+        (3, None, "x", None, num(Decimal("1")), None, datetime.date(2000, 1, 1), None, backend.fetched_bool(False)),
     ]
     assert got == want
     for g, w in zip(got[1], want[1]):
@@ -390,19 +390,19 @@ def test_bulk_insert_stores_what_execute_stores(backend, cnxn, table):
 @pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
 def test_bulk_insert_column_list_names_and_defaults(backend, cnxn, table):
     ddl = backend.ddl
-    t = table(f"id {ddl('int')}, \"Mixed Case\" {ddl('varchar(50)')}, note {ddl('varchar(50)')} DEFAULT 'dflt'")
-    schema = "main" if backend.name == "sqlite" else "public"
+    mixed = backend.quote("Mixed Case")
+    t = table(f"id {ddl('int')}, {mixed} {ddl('varchar(50)')}, note {ddl('varchar(50)')} DEFAULT 'dflt'")
     cur = cnxn.cursor()
     data = [(f"v{k}", k) for k in range(BULK_ROWS)]
-    cur.executemany(f'INSERT INTO {schema}.{t} ("Mixed Case", ID) VALUES (?, ?)', iter(data))
-    got = rows_of(cur, f'SELECT id, "Mixed Case", note FROM {t} ORDER BY id')
+    cur.executemany(f"INSERT INTO {backend.schema}.{t} ({mixed}, ID) VALUES (?, ?)", iter(data))
+    got = rows_of(cur, f"SELECT id, {mixed}, note FROM {t} ORDER BY id")
     assert got == [(k, f"v{k}", "dflt") for k in range(BULK_ROWS)]
 
 
 @pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
 def test_bulk_insert_never_truncates(db, backend, cnxn, table):
-    if backend.name == "sqlite":
-        pytest.skip("sqlite does not enforce VARCHAR lengths")
+    if not backend.enforces_varchar_length:
+        pytest.skip(f"{backend.name} does not enforce VARCHAR lengths")
     t = table(f"id {backend.ddl('int')}, s VARCHAR(5)")
     cur = cnxn.cursor()
     data = [(k, "12345") for k in range(BULK_ROWS)]
@@ -427,9 +427,8 @@ def _statement_log(cur, t: str) -> str:
 
 
 @pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 def test_bulk_insert_statements_on_postgresql(backend, cnxn, table):
-    if backend.name != "postgresql":
-        pytest.skip("the column-array INSERT is PostgreSQL's")
     t = table(f"id {backend.ddl('int')}, s {backend.ddl('varchar(50)')}")
     cur = cnxn.cursor()
     log = _statement_log(cur, t)
@@ -466,9 +465,8 @@ def _sqlite_prepares(trace: str, t: str) -> list[str]:
 
 
 @pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 def test_bulk_insert_compiled_once_on_sqlite(backend, connect, table, tmp_path):
-    if backend.name != "sqlite":
-        pytest.skip("sqliteodbc's compile-per-execution is what this works around")
     t = table(f"id {backend.ddl('int')}, s {backend.ddl('varchar(50)')}")
     trace = str(tmp_path / "trace.sql")
     cnxn = connect(f"{backend.connstr}Tracefile={trace};")
@@ -486,9 +484,8 @@ def test_bulk_insert_compiled_once_on_sqlite(backend, connect, table, tmp_path):
 
 
 @pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 def test_bulk_insert_rowcount_counts_rows_stored_on_sqlite(backend, cnxn, table):
-    if backend.name != "sqlite":
-        pytest.skip("ON CONFLICT IGNORE in a column constraint is SQLite's")
     t = table("id INTEGER PRIMARY KEY ON CONFLICT IGNORE, s TEXT")
     cur = cnxn.cursor()
     # 300 rows, 100 distinct keys: the other 200 are ignored and not counted.
@@ -498,10 +495,9 @@ def test_bulk_insert_rowcount_counts_rows_stored_on_sqlite(backend, cnxn, table)
 
 
 @pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
 @pytest.mark.parametrize("trigger", ["TRIGGER", "TEMP TRIGGER"])
 def test_bulk_insert_into_table_with_trigger_on_sqlite(backend, connect, table, tmp_path, trigger):
-    if backend.name != "sqlite":
-        pytest.skip("the trigger check is for SQLite's compiled-once INSERT")
     t = table(f"id {backend.ddl('int')}")
     log = table("id INTEGER", suffix="_log")
     trace = str(tmp_path / "trace.sql")
@@ -516,11 +512,10 @@ def test_bulk_insert_into_table_with_trigger_on_sqlite(backend, connect, table, 
 
 
 @pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
+@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
 def test_bulk_insert_postgresql_type_input(backend, cnxn, table):
     # Values reach each column's own input function: a delimiter other than ',' (box), a bare
     # `bit` type name that must not become bit(1), char padding, numeric rounding, json text.
-    if backend.name != "postgresql":
-        pytest.skip("PostgreSQL types")
     cols = "id int, bx box, bits bit(8), c char(3), n numeric(6,2), j json, u uuid, tags text[]"
     t_bulk = table(cols, suffix="_b")
     t_rows = table(cols, suffix="_r")

@@ -11,14 +11,9 @@ VALUES = ["a" * 10, "b" * 10, "é" * 3000, "c" * 10, "ü" * 3001, "d" * 5000, "e
 
 @pytest.mark.parametrize("read_ahead", [True, False])
 @pytest.mark.parametrize("decoding", ["utf-8", "utf-16le"])
-def test_long_text_in_a_block_is_its_own_row(
-    request, db, backend, cnxn, table, read_ahead, decoding
-):
+def test_long_text_in_a_block_is_its_own_row(db, backend, cnxn, table, read_ahead, decoding):
     # MariaDB Connector/ODBC ignored the row SQLSetPos positioned on: the first long value of
     # the block came back as the block's first row, the others empty.
-    if decoding == "utf-16le" and "wide-text" in backend.known_defects:
-        reason = "issue 16 defect 2: long astral text as UTF-16 is invalid (Profile.known_defects)"
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
     t = table(f"id {backend.ddl('int')}, v {backend.ddl('text')}, w {backend.ddl('text')}")
     cur = cnxn.cursor()
     rows = [(i, v, v[::-1] + "x") for i, v in enumerate(VALUES)]

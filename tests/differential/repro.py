@@ -92,6 +92,7 @@ def oracle_lines(oracle, name: str, table: schema.Table, fill: bool) -> list[str
 
 def fetch_script(oracle, name: str, table: schema.Table, path: reading.ReadPath) -> str:
     lines = [HEADER] + oracle_lines(oracle, name, table, True)
+    args = "".join(f", {p!r}" for p in reading.params(path))
     option = f" + {path.option!r}" if path.option else ""
     lines += [
         f"cnxn = fastodbc.connect({oracle.profile.connstr!r}{option})",
@@ -101,7 +102,7 @@ def fetch_script(oracle, name: str, table: schema.Table, path: reading.ReadPath)
         f"cnxn.setdecoding(fastodbc.SQL_WCHAR, encoding={path.wchar_decoding!r})",
         "cur = cnxn.cursor()",
         f"cur.arraysize = {path.arraysize}",
-        f"cur.execute({reading.select_sql(name, table, path)!r})",
+        f"cur.execute({reading.select_sql(name, table, path)!r}{args})",
     ]
     for op in path.ops:
         kind = op[0]
@@ -111,7 +112,7 @@ def fetch_script(oracle, name: str, table: schema.Table, path: reading.ReadPath)
             "fetchmany()": "print(cur.fetchmany())",
             "next": f"print([next(cur, None) for _ in range({op[-1]})])",
             "skip": f"cur.skip({op[-1]})",
-            "reexecute": f"cur.execute({reading.select_sql(name, table, path)!r})",
+            "reexecute": f"cur.execute({reading.select_sql(name, table, path)!r}{args})",
             "fetchall": "print(cur.fetchall())",
             "iterate": "print(list(cur))",
             "fetchmany-loop": f"while batch := cur.fetchmany({op[-1]}):\n    print(batch)",

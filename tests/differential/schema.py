@@ -106,13 +106,13 @@ def column_values(profile, col: Column, rules: v.Rules, max_size: int):
     if k == "date":
         return v.dates(profile.min_date, profile.max_date)
     if k == "time":
-        return v.times(rules.time_fraction)
+        return v.times()
     if k == "timestamp":
         return v.timestamps(profile.min_date, profile.max_date)
     if k == "bool":
         return st.booleans()
     if k == "uuid":
-        return v.uuids(not profile.uuid_refuses_ncs_high_versions)
+        return v.uuids(profile)
     raise KeyError(f"no value strategy for column kind {k!r}")
 
 

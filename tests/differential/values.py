@@ -42,7 +42,6 @@ class Rules:
 
     max_codepoint: int = 0x10FFFF
     nul: bool = False
-    time_fraction: bool = True  # times with microseconds
 
 
 def chars(rules: Rules) -> st.SearchStrategy[str]:
@@ -134,11 +133,10 @@ def dates(lo: datetime.date, hi: datetime.date) -> st.SearchStrategy[datetime.da
     return st.one_of(st.sampled_from([lo, hi]), st.dates(lo, hi))
 
 
-def times(fraction: bool = True) -> st.SearchStrategy[datetime.time]:
-    t = st.one_of(
+def times() -> st.SearchStrategy[datetime.time]:
+    return st.one_of(
         st.sampled_from([datetime.time(0), datetime.time(23, 59, 59, 999_999)]), st.times()
     )
-    return t if fraction else t.map(lambda x: x.replace(microsecond=0))
 
 
 def timestamps(lo: datetime.date, hi: datetime.date) -> st.SearchStrategy[datetime.datetime]:
@@ -147,14 +145,5 @@ def timestamps(lo: datetime.date, hi: datetime.date) -> st.SearchStrategy[dateti
     return st.one_of(st.sampled_from([low, high]), st.datetimes(low, high))
 
 
-def uuids(ncs_high_versions: bool = True) -> st.SearchStrategy[uuid.UUID]:
-    if ncs_high_versions:
-        return st.uuids()
-    return st.uuids().map(_not_ncs_high_version)
-
-
-def _not_ncs_high_version(u: uuid.UUID) -> uuid.UUID:
-    """Version 8-15 with the NCS variant (bit 63 clear) gets the top variant bit set."""
-    if (u.int >> 76) & 0xF >= 8 and not (u.int >> 63) & 1:
-        return uuid.UUID(int=u.int | (1 << 63))
-    return u
+def uuids(profile) -> st.SearchStrategy[uuid.UUID]:
+    return st.uuids().map(profile.storable_uuid)

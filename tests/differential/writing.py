@@ -42,11 +42,7 @@ def row_counts(n_columns: int) -> st.SearchStrategy[int]:
 def write_cases(draw, profile, budget: int):
     """(table, write path): the rows fastodbc inserts are the table's."""
     method = draw(st.sampled_from(["execute", "executemany", "executemany"]))
-    rules = v.Rules(
-        nul=profile.text_keeps_nul,
-        # Open defect: a time parameter with microseconds fails (22008).
-        time_fraction="time-param-fraction" not in profile.known_defects,
-    )
+    rules = v.Rules(nul=profile.text_keeps_nul)
     cols = draw(schema.columns(profile))
     if method == "execute":
         n_rows = draw(st.integers(0, EXECUTE_MAX_ROWS))

@@ -32,11 +32,15 @@ const SQLITE: BindOptions = BindOptions {
     text: TextEncoding::Utf16,
     timestamp_as_text: true,
     guid_as_text: true,
+    time_as_varchar: false,
+    refuse_misread_utf16: false,
 };
 const POSTGRESQL: BindOptions = BindOptions {
     text: TextEncoding::Utf16,
     timestamp_as_text: false,
     guid_as_text: false,
+    time_as_varchar: false,
+    refuse_misread_utf16: false,
 };
 
 /// The Decimal parameter's value from its `str()`, as fastodbc-py's `decimal_param` does.

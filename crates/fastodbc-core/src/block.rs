@@ -534,6 +534,8 @@ mod tests {
             recoverable: true,
             numbers_as_text: true,
             integers_as_text: false,
+            wide_text_via_getdata: false,
+            wide_text_as_utf8: false,
         };
         let utf8 = Decoding {
             char: TextCodec::Utf8,

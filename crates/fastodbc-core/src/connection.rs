@@ -67,11 +67,6 @@ pub struct DriverTraits {
     /// Timestamps are bound as text to keep microseconds (SQLite's driver keeps milliseconds of
     /// a SQL_C_TYPE_TIMESTAMP but stores text as given).
     pub timestamp_as_text: bool,
-    /// GUIDs are bound as their text: MariaDB Connector/ODBC 3.1.15 sends a SQL_C_GUID struct's
-    /// 16 bytes as they lie in memory, so a UUID column stored its first three fields
-    /// byte-swapped (pyodbc's too), a CHAR(36) column refused them and an array of two
-    /// crashed the driver; sqliteodbc refuses SQL_C_GUID (07009).
-    pub guid_as_text: bool,
     /// `SQLRowCount` after a parameter array counts every row, not just the last set's.
     pub array_row_count: bool,
     /// Parameter arrays cost one round trip per row: executemany of a single-row INSERT is
@@ -105,6 +100,64 @@ pub struct DriverTraits {
     /// `SQLGetData` may re-read a bound column of the current row (SQL_GD_BOUND): with
     /// one-row blocks, a truncated value can be read again whole.
     pub getdata_bound: bool,
+    /// `uuid.UUID` parameters go as their 36-character text, not SQL_C_GUID: MariaDB
+    /// Connector/ODBC 3.1 sends a SQL_GUID struct as its 16 bytes in memory order (Data1-3
+    /// little-endian), which a UUID column stores byte-swapped and a text column refuses (and a
+    /// parameter array of two or more crashed it); sqliteodbc refuses SQL_C_GUID (07009).
+    pub guid_as_text: bool,
+    /// The driver's UTF-16 is wrong both ways (MariaDB Connector/ODBC 3.1, measured with raw
+    /// probes). It counts UTF-16 by the low byte of each code unit: a unit whose low byte is
+    /// 0xD8-0xDB (Ø, Ù, Ú, Û, ř, ś, ј, 付, ...) is taken for a surrogate pair's first half. A
+    /// fetched value is then cut short by one unit per such unit (`'ÆØÅ'` comes back `'ÆØ'`),
+    /// and a parameter is read one unit past its end per such unit (`'ÆØÅ ÿ'` is stored with a
+    /// NUL appended, or with whatever follows the buffer). Its conversions also stop at an
+    /// embedded NUL, and a bound value longer than its buffer comes back cut with no 01004 and
+    /// a length counting characters (1,030 emoji: 2,060 bytes), or HY000 'Ansi to Unicode
+    /// conversion error'. Its narrow text (`narrow_text`) is exact: where it is UTF-8, text is
+    /// fetched and sent as UTF-8 whatever C type setdecoding / setencoding name; otherwise a
+    /// value fetched as SQL_C_WCHAR is read with `SQLGetData` and checked against its length in
+    /// narrow bytes (`DataError` when they disagree), and a str parameter holding such a unit
+    /// is refused (`DataError`) before the driver sees it.
+    pub utf16_unreliable: bool,
+    /// What the driver's narrow text is encoded in, as far as fastodbc can tell.
+    pub narrow_text: NarrowText,
+    /// A TIME parameter with a fraction is refused (22008), although the driver sends text
+    /// parameters to the server as text whatever their SQL type: times are bound as
+    /// SQL_VARCHAR, which the server converts as it would the literal (MariaDB).
+    pub time_as_varchar: bool,
+}
+
+/// The encoding of a driver's narrow (SQL_C_CHAR) text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NarrowText {
+    Utf8,
+    /// One byte per character (latin1, cp1251, ...).
+    SingleByte,
+    /// A multi-byte encoding other than UTF-8, or not known.
+    Unknown,
+}
+
+impl NarrowText {
+    /// Bytes the UTF-16 code units `units` take in this narrow encoding, when that is known.
+    pub fn len_of_utf16(self, units: impl Iterator<Item = u16>) -> Option<usize> {
+        match self {
+            NarrowText::Utf8 => Some(
+                units
+                    .map(|u| match u {
+                        0..=0x7F => 1,
+                        0x80..=0x7FF => 2,
+                        // A surrogate pair is one 4-byte UTF-8 sequence: 2 bytes per unit.
+                        0xD800..=0xDFFF => 2,
+                        _ => 3,
+                    })
+                    .sum(),
+            ),
+            NarrowText::SingleByte => {
+                Some(units.filter(|u| !(0xDC00..=0xDFFF).contains(u)).count())
+            }
+            NarrowText::Unknown => None,
+        }
+    }
 }
 
 /// An open ODBC connection.
@@ -145,7 +198,6 @@ impl Connection {
                 sizes_unreliable: false,
                 binary_param_arrays: true,
                 timestamp_as_text: false,
-                guid_as_text: false,
                 array_row_count: true,
                 prepare_always: false,
                 rewrite_batched_inserts: false,
@@ -155,6 +207,10 @@ impl Connection {
                 integers_as_text: false,
                 getdata_in_block: false,
                 getdata_bound: false,
+                guid_as_text: false,
+                utf16_unreliable: false,
+                narrow_text: NarrowText::Unknown,
+                time_as_varchar: false,
             },
             driver_name: String::new(),
             dbms_name: String::new(),
@@ -199,7 +255,14 @@ impl Connection {
         conn.driver_name = conn.info_string(ffi::SQL_DRIVER_NAME).unwrap_or_default();
         conn.dbms_name = conn.info_string(ffi::SQL_DBMS_NAME).unwrap_or_default();
         let gd = conn.info_u32(ffi::SQL_GETDATA_EXTENSIONS).unwrap_or(0);
-        conn.traits = driver_traits(&conn.driver_name, gd);
+        // MariaDB's narrow text is in the connection's character set (utf8mb4 unless the
+        // connection string names another), which SQL_COLLATION_SEQ names.
+        let collation = if is_mariadb(&conn.driver_name) {
+            conn.info_string(ffi::SQL_COLLATION_SEQ).unwrap_or_default()
+        } else {
+            String::new()
+        };
+        conn.traits = driver_traits(&conn.driver_name, gd, &collation);
         Ok(conn)
     }
 
@@ -365,21 +428,53 @@ impl Drop for Connection {
     }
 }
 
+/// MariaDB Connector/ODBC (`libmaodbc.so`).
+fn is_mariadb(driver_name: &str) -> bool {
+    driver_name.to_ascii_lowercase().starts_with("libmaodbc")
+}
+
+/// The narrow encoding a MariaDB connection's collation (`utf8mb4_general_ci`) implies.
+fn mariadb_narrow_text(collation: &str) -> NarrowText {
+    let charset = collation.split('_').next().unwrap_or("");
+    match charset {
+        "utf8" | "utf8mb3" | "utf8mb4" => NarrowText::Utf8,
+        // The server's multi-byte client character sets (ucs2, utf16 and utf32 cannot be one).
+        "big5" | "cp932" | "eucjpms" | "euckr" | "gb2312" | "gbk" | "sjis" | "ujis" | "" => {
+            NarrowText::Unknown
+        }
+        _ => NarrowText::SingleByte,
+    }
+}
+
 /// What fastodbc knows about a driver from its file name and capabilities. Measured on Debian's
-/// drivers (see docs/driver-notes): both serve UTF-8 narrow text faster than UTF-16, and both
-/// cut parameters at an embedded NUL.
-fn driver_traits(driver_name: &str, getdata_extensions: u32) -> DriverTraits {
+/// drivers (see docs/driver-notes): SQLite's and psqlODBC's serve UTF-8 narrow text faster than
+/// UTF-16, and both cut parameters at an embedded NUL.
+///
+/// MariaDB Connector/ODBC 3.1 (`libmaodbc.so`): its narrow text is in the connection's
+/// character set, utf8mb4 by default, and 4-7x faster than its UTF-16 (200,000 rows x 5
+/// VARCHAR(100), fresh processes, medians of 5: BENCHMARKS.md), and its UTF-16 is wrong
+/// (`utf16_unreliable`). Its SQLSetPos(SQL_POSITION) moves the cursor relative to
+/// the last position, not the rowset's start, the next SQLFetch continues from there (rows lost
+/// or repeated), and SQLGetData after it returns SQL_NO_DATA for a column already read: values
+/// are re-read on one-row fetches instead (SQL_GD_BOUND). It keeps NUL in parameters.
+fn driver_traits(driver_name: &str, getdata_extensions: u32, collation: &str) -> DriverTraits {
     let name = driver_name.to_ascii_lowercase();
     let sqlite = name.contains("sqlite");
-    let utf8_drivers = name.contains("sqlite") || name.starts_with("psqlodbcw");
+    let mariadb = is_mariadb(&name);
+    let narrow_text = if sqlite || name.starts_with("psqlodbcw") {
+        NarrowText::Utf8
+    } else if mariadb {
+        mariadb_narrow_text(collation)
+    } else {
+        NarrowText::Unknown
+    };
     let nul_cutters = name.contains("sqlite") || name.starts_with("psqlodbc");
     DriverTraits {
-        narrow_is_utf8: utf8_drivers,
+        narrow_is_utf8: narrow_text == NarrowText::Utf8,
         truncates_at_nul: nul_cutters,
         sizes_unreliable: sqlite,
         binary_param_arrays: !sqlite,
         timestamp_as_text: sqlite,
-        guid_as_text: sqlite || name.starts_with("libmaodbc"),
         array_row_count: !name.starts_with("psqlodbc"),
         prepare_always: name.starts_with("psqlodbc"),
         rewrite_batched_inserts: name.starts_with("psqlodbc"),
@@ -388,12 +483,13 @@ fn driver_traits(driver_name: &str, getdata_extensions: u32) -> DriverTraits {
         numbers_as_text: name.contains("sqlite3odbc"),
         integers_as_text: name.starts_with("psqlodbc"),
         getdata_bound: getdata_extensions & ffi::SQL_GD_BOUND != 0,
-        // MariaDB Connector/ODBC (libmaodbc, 3.1.15) reports SQL_GD_BLOCK but ignores the row
-        // SQLSetPos positions on: SQLGetData reads the rowset's first row, then nothing, so a
-        // long value re-read in a block would be another row's (or empty).
-        getdata_in_block: getdata_extensions & (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
-            == (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
-            && !name.starts_with("libmaodbc"),
+        getdata_in_block: !mariadb
+            && getdata_extensions & (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND)
+                == (ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND),
+        utf16_unreliable: mariadb,
+        narrow_text,
+        time_as_varchar: mariadb,
+        guid_as_text: mariadb || sqlite,
     }
 }
 

@@ -4,9 +4,11 @@
 
 use std::ops::Range;
 
+use crate::connection::{DriverTraits, NarrowText};
 use crate::diagnostics::{Error, Result};
 use crate::ffi;
-use crate::types::guid::format_guid;
+use crate::statement::overread_unit;
+use crate::types::guid;
 use crate::types::temporal::{format_time, format_timestamp};
 
 /// A parameter value, already converted from the caller's object.
@@ -77,8 +79,34 @@ pub struct BindOptions {
     pub text: TextEncoding,
     /// Send timestamps as `YYYY-MM-DD HH:MM:SS.ffffff` text (see `DriverTraits`).
     pub timestamp_as_text: bool,
-    /// Send GUIDs as `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` text (see `DriverTraits`).
+    /// Send GUIDs as their 36-character text (see `DriverTraits::guid_as_text`).
     pub guid_as_text: bool,
+    /// Describe time parameters (always text) as SQL_VARCHAR, not SQL_TYPE_TIME
+    /// (`DriverTraits::time_as_varchar`).
+    pub time_as_varchar: bool,
+    /// Refuse UTF-16 text holding a code unit whose low byte is 0xD8-0xDB, which the driver
+    /// would read past the value's end (`DriverTraits::utf16_unreliable`).
+    pub refuse_misread_utf16: bool,
+}
+
+impl BindOptions {
+    /// The options for a driver, with str parameters encoded as `text` asks (setencoding),
+    /// except where the driver's UTF-16 is wrong and its narrow text is UTF-8: UTF-8 then.
+    pub fn for_driver(text: TextEncoding, traits: &DriverTraits) -> BindOptions {
+        let utf8_instead = traits.utf16_unreliable && traits.narrow_text == NarrowText::Utf8;
+        let text = if utf8_instead {
+            TextEncoding::Utf8
+        } else {
+            text
+        };
+        BindOptions {
+            text,
+            timestamp_as_text: traits.timestamp_as_text,
+            guid_as_text: traits.guid_as_text,
+            time_as_varchar: traits.time_as_varchar,
+            refuse_misread_utf16: traits.utf16_unreliable && text == TextEncoding::Utf16,
+        }
+    }
 }
 
 /// Longest text (characters) or binary (bytes) bound as VARCHAR/VARBINARY; longer values are
@@ -219,7 +247,7 @@ fn build_column(
             6,
             16,
         ),
-        Some(ParamKind::Guid) if guid_text => (ffi::SQL_C_CHAR, ffi::SQL_CHAR, 36, 0, 40),
+        Some(ParamKind::Guid) if guid_text => (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR, 36, 0, 40),
         Some(ParamKind::Guid) => (ffi::SQL_C_GUID, ffi::SQL_GUID, 16, 0, 16),
         Some(ParamKind::Time) => {
             // Text keeps microseconds; SQL_C_TYPE_TIME has no fraction field.
@@ -232,7 +260,11 @@ fn build_column(
                 .max()
                 .unwrap_or(0);
             let size = if digits > 0 { 15 } else { 8 };
-            (ffi::SQL_C_CHAR, ffi::SQL_TYPE_TIME, size, digits, 16)
+            if opts.time_as_varchar {
+                (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR, size, 0, 16)
+            } else {
+                (ffi::SQL_C_CHAR, ffi::SQL_TYPE_TIME, size, digits, 16)
+            }
         }
         Some(ParamKind::Decimal) => {
             let (mut int_digits, mut scale, mut longest) = (1usize, 0i16, 1usize);
@@ -273,6 +305,28 @@ fn build_column(
                         longest_units = longest_units.max(s.encode_utf16().count());
                     } else {
                         longest_units = longest_units.max(s.chars().count());
+                    }
+                }
+            }
+            if opts.refuse_misread_utf16 {
+                for (i, r) in rows.iter().enumerate() {
+                    if let ParamValue::Text(s) = &r[c] {
+                        if let Some(ch) = s.chars().find(|ch| {
+                            let mut units = [0u16; 2];
+                            ch.encode_utf16(&mut units)
+                                .iter()
+                                .any(|&u| overread_unit(u))
+                        }) {
+                            return Err(Error::Data(format!(
+                                "parameter {} (row {}): the driver would misread {ch:?} \
+                                 (U+{:04X}) in UTF-16 text and store characters past the \
+                                 string's end; send it as UTF-8 (setencoding(encoding='utf-8')) \
+                                 over a UTF-8 connection",
+                                c + 1,
+                                i + 1,
+                                ch as u32
+                            )));
+                        }
                     }
                 }
             }
@@ -378,7 +432,7 @@ fn build_column(
                 ),
                 ParamValue::Guid(g) if guid_text => {
                     scratch.clear();
-                    format_guid(&mut scratch, g);
+                    guid::format_guid(&mut scratch, g);
                     put(out, scratch.as_bytes())
                 }
                 ParamValue::Guid(g) => put(
@@ -450,6 +504,8 @@ mod tests {
         text: TextEncoding::Utf16,
         timestamp_as_text: false,
         guid_as_text: false,
+        time_as_varchar: false,
+        refuse_misread_utf16: false,
     };
 
     #[test]

@@ -1,11 +1,12 @@
 //! Statements: execute with bound parameter arrays, describe the result once, bind the block,
 //! fetch blocks, stream long values, move to the next result set.
 
+use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::null_mut;
 
 use crate::block::{buffers_fit, column_buffers, ColumnBuffer, RowBlock};
-use crate::connection::{Connection, DriverTraits};
+use crate::connection::{Connection, DriverTraits, NarrowText};
 use crate::diagnostics::{check, DiagRecord, Error, Result};
 use crate::fetch_thread;
 use crate::ffi;
@@ -157,6 +158,13 @@ impl LentFetch {
     pub fn block(&self) -> &RowBlock {
         &self.current
     }
+}
+
+/// A UTF-16 code unit that MariaDB Connector/ODBC 3.1 takes for the first of a surrogate pair
+/// (its low byte is 0xD8-0xDB), reading the unit after it as the pair's second
+/// (`DriverTraits::utf16_unreliable`).
+pub fn overread_unit(unit: u16) -> bool {
+    (unit & 0xFC) == 0xD8
 }
 
 /// Blocks a result must have filled before the next ones are read ahead: a short result
@@ -325,9 +333,28 @@ impl Statement {
 
     /// `SQLPrepareW`.
     pub fn prepare(&mut self, sql: &[u16]) -> Result<()> {
-        // SAFETY: the text buffer outlives the call.
-        let ret = unsafe { ffi::SQLPrepareW(self.h, sql.as_ptr(), sql.len() as i32) };
+        let text = self.wide_text(sql);
+        // SAFETY: the text buffer outlives the call (its length is the caller's text's).
+        let ret = unsafe { ffi::SQLPrepareW(self.h, text.as_ptr(), sql.len() as i32) };
         self.check(ret, "SQLPrepareW").map(|_| ())
+    }
+
+    /// The statement text as the driver must be given it: followed by spaces where it would
+    /// read past its end (`DriverTraits::utf16_unreliable`).
+    fn wide_text<'a>(&self, sql: &'a [u16]) -> Cow<'a, [u16]> {
+        let pad = match self.traits.utf16_unreliable {
+            true => sql.iter().filter(|&&u| overread_unit(u)).count(),
+            false => 0,
+        };
+        if pad == 0 {
+            return Cow::Borrowed(sql);
+        }
+        // The length passed stays the text's own: the driver reads at most `pad` units past
+        // it, spaces that end the statement as it would end without them.
+        let mut padded = Vec::with_capacity(sql.len() + pad);
+        padded.extend_from_slice(sql);
+        padded.resize(sql.len() + pad, u16::from(b' '));
+        Cow::Owned(padded)
     }
 
     pub fn num_params(&mut self) -> Result<usize> {
@@ -434,8 +461,10 @@ impl Statement {
     /// `SQLExecDirectW` with the bound parameters.
     pub fn exec_direct(&mut self, sql: &[u16]) -> Result<bool> {
         self.drop_result();
-        // SAFETY: text outlives the call; bound buffers are alive (self.params).
-        let ret = unsafe { ffi::SQLExecDirectW(self.h, sql.as_ptr(), sql.len() as i32) };
+        let text = self.wide_text(sql);
+        // SAFETY: text outlives the call (its length is the caller's text's); bound buffers
+        // are alive (self.params).
+        let ret = unsafe { ffi::SQLExecDirectW(self.h, text.as_ptr(), sql.len() as i32) };
         let r = self.check(ret, "SQLExecDirectW");
         self.after_execute(r)
     }
@@ -588,6 +617,10 @@ impl Statement {
                     recoverable: self.traits.getdata_in_block || self.traits.getdata_bound,
                     numbers_as_text: self.traits.numbers_as_text,
                     integers_as_text: self.traits.integers_as_text,
+                    wide_text_via_getdata: self.traits.utf16_unreliable
+                        && self.traits.narrow_text != NarrowText::Utf8,
+                    wide_text_as_utf8: self.traits.utf16_unreliable
+                        && self.traits.narrow_text == NarrowText::Utf8,
                 },
             ));
         }
@@ -956,7 +989,11 @@ impl Statement {
                         "fastodbc: the block holds a streamed column {col} the plan lacks"
                     )));
                 };
-                let v = get_data(h, col, plan.c_type, &mut self.messages)?;
+                let v = if traits.utf16_unreliable && plan.c_type == ffi::SQL_C_WCHAR {
+                    get_wide_checked(h, col, traits.narrow_text, plan, &mut self.messages)?
+                } else {
+                    get_data(h, col, plan.c_type, &mut self.messages)?
+                };
                 streamed_bytes += v.as_ref().map_or(0, |v| v.len());
                 values.push(v);
             }
@@ -1106,6 +1143,57 @@ fn reread_truncated(
     }
 }
 
+/// Reads a SQL_C_WCHAR value from a driver whose UTF-16 conversion may cut it
+/// (`DriverTraits::utf16_unreliable`). The value's length in narrow bytes is asked first,
+/// with a zero-length SQL_C_BINARY read (which leaves the value unread); the UTF-16 text must
+/// take that many bytes in the narrow encoding, or the driver cut it: `Error::Data`, never the
+/// cut text. Where the narrow encoding is not known, the text is returned unchecked.
+fn get_wide_checked(
+    h: ffi::Handle,
+    col: usize,
+    narrow: NarrowText,
+    plan: &ColumnPlan,
+    info: &mut Vec<DiagRecord>,
+) -> Result<Option<Vec<u8>>> {
+    let mut probe = [0u8; 1];
+    let mut narrow_len: ffi::Len = 0;
+    // SAFETY: a zero-length read into a valid one-byte buffer; only the length is written.
+    let ret = unsafe {
+        ffi::SQLGetData(
+            h,
+            (col + 1) as u16,
+            ffi::SQL_C_BINARY,
+            probe.as_mut_ptr() as *mut _,
+            0,
+            &mut narrow_len,
+        )
+    };
+    if ret != ffi::SQL_SUCCESS && ret != ffi::SQL_SUCCESS_WITH_INFO {
+        check(ret, ffi::SQL_HANDLE_STMT, h, "SQLGetData", None)?;
+    }
+    if narrow_len == ffi::SQL_NULL_DATA {
+        return Ok(None);
+    }
+    let Some(wide) = get_data(h, col, ffi::SQL_C_WCHAR, info)? else {
+        return Ok(None);
+    };
+    let units = wide
+        .chunks_exact(2)
+        .map(|u| u16::from_ne_bytes([u[0], u[1]]));
+    if let (Ok(stored), Some(converted)) = (usize::try_from(narrow_len), narrow.len_of_utf16(units))
+    {
+        if stored != converted {
+            return Err(Error::Data(format!(
+                "column {:?}: the driver's UTF-16 text covers {converted} of the value's \
+                 {stored} bytes (its conversion stops at NUL and miscounts characters such as \
+                 'Ø'); fetch the column as SQL_C_CHAR (setdecoding(..., ctype=SQL_CHAR))",
+                plan.desc.name
+            )));
+        }
+    }
+    Ok(Some(wide))
+}
+
 /// Reads a whole value with `SQLGetData`, in chunks. `None` for NULL.
 fn get_data(
     h: ffi::Handle,
@@ -1137,10 +1225,11 @@ fn get_data(
         };
         match ret {
             ffi::SQL_NO_DATA if start == 0 => {
-                // Nothing at the first call: the driver returned (or lost) the value before.
-                // An empty value is SQL_SUCCESS with length 0, so this is never one.
-                return Err(Error::Interface(format!(
-                    "SQLGetData returned no data for column {}: the driver had no value to give",
+                // An empty value is SQL_SUCCESS with length 0 first (every driver here);
+                // SQL_NO_DATA first means the driver counts the value as read already
+                // (MariaDB's after SQLSetPos), not that it is empty.
+                return Err(Error::Data(format!(
+                    "column {}: the driver returned SQL_NO_DATA for a value not read yet",
                     col + 1
                 )));
             }

@@ -4,6 +4,7 @@
 use fastodbc_core::types::numeric::NumberText;
 use fastodbc_core::types::{guid, temporal};
 use fastodbc_core::{Cell, ColumnPlan, RowBlock, TextCodec, ValueKind};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{
@@ -230,9 +231,14 @@ impl Converter {
             }
             Converter::Date => {
                 let d = temporal::read_date(b);
-                PyDate::new(py, d.year as i32, d.month as u8, d.day as u8)?
-                    .into_any()
-                    .unbind()
+                let text = || format!("{}-{:02}-{:02}", d.year, d.month, d.day);
+                match (u8::try_from(d.month), u8::try_from(d.day)) {
+                    (Ok(month), Ok(day)) => PyDate::new(py, d.year.into(), month, day),
+                    _ => Err(PyValueError::new_err("month or day out of range")),
+                }
+                .map_err(|e| unrepresentable(py, e, column, text()))?
+                .into_any()
+                .unbind()
             }
             Converter::Time => {
                 let (h, m, s, us) = temporal::parse_time(b).ok_or_else(|| bad("time"))?;
@@ -247,17 +253,31 @@ impl Converter {
                         format!("column {column:?}: timestamp has sub-microsecond precision ({} ns), which datetime cannot hold", t.fraction),
                     ));
                 }
-                PyDateTime::new(
-                    py,
-                    t.year as i32,
-                    t.month as u8,
-                    t.day as u8,
-                    t.hour as u8,
-                    t.minute as u8,
-                    t.second as u8,
-                    t.fraction / 1000,
-                    None,
-                )?
+                let text = || {
+                    format!(
+                        "{}-{:02}-{:02} {:02}:{:02}:{:02}",
+                        t.year, t.month, t.day, t.hour, t.minute, t.second
+                    )
+                };
+                let fields = [t.month, t.day, t.hour, t.minute, t.second].map(u8::try_from);
+                match fields {
+                    [Ok(month), Ok(day), Ok(hour), Ok(minute), Ok(second)] => {
+                        let us = t.fraction / 1000;
+                        PyDateTime::new(
+                            py,
+                            t.year.into(),
+                            month,
+                            day,
+                            hour,
+                            minute,
+                            second,
+                            us,
+                            None,
+                        )
+                    }
+                    _ => Err(PyValueError::new_err("field out of range")),
+                }
+                .map_err(|e| unrepresentable(py, e, column, text()))?
                 .into_any()
                 .unbind()
             }
@@ -274,6 +294,20 @@ impl Converter {
             Converter::User(f) => f.bind(py).call1((PyBytes::new(py, b),))?.unbind(),
         })
     }
+}
+
+/// A date or timestamp from the driver that `datetime` cannot hold (year 0 or past 9999, month
+/// or day 0: MariaDB stores them; psqlODBC sends `-infinity` as year -9999) is a `DataError`
+/// at its row, not the `ValueError` of Python's constructor.
+fn unrepresentable(py: Python<'_>, e: PyErr, column: &str, value: String) -> PyErr {
+    if !e.is_instance_of::<PyValueError>(py) {
+        return e;
+    }
+    errors::data_error(
+        py,
+        "22008",
+        format!("column {column:?}: {value} is not a date datetime can hold ({e})"),
+    )
 }
 
 /// A number column's value read from its text: the number, or the text itself.

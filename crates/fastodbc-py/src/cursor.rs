@@ -10,6 +10,7 @@ use fastodbc_core::array_insert::{self, ArrayInsert};
 use fastodbc_core::compiled_insert;
 use fastodbc_core::params::{split_runs, NullType};
 use fastodbc_core::sqlscan::{count_markers, InsertValues};
+use fastodbc_core::statement::overread_unit;
 use fastodbc_core::types::text::to_utf16;
 use fastodbc_core::{
     BindOptions, CatalogFunction, LentFetch, ParamBatch, ParamValue, Statement, StatementHandle,
@@ -335,11 +336,7 @@ impl Cursor {
         self.apply_timeout(py, st)?;
         let stmt = self.statement(py, st)?;
         let sql16 = to_utf16(sql);
-        let opts = BindOptions {
-            text: settings.encoding,
-            timestamp_as_text: stmt.traits().timestamp_as_text,
-            guid_as_text: stmt.traits().guid_as_text,
-        };
+        let opts = BindOptions::for_driver(settings.encoding, &stmt.traits());
         // Direct execution (one round trip), unless the transaction holds changes and the
         // driver would lose them to a syntax error in a direct statement
         // (`DriverTraits::prepare_always`, psqlODBC).
@@ -389,11 +386,7 @@ impl Cursor {
         let stmt = self.statement(py, st)?;
         let traits = stmt.traits();
         let few_rows = seq.len().is_ok_and(|n| n < array_insert::MIN_ROWS);
-        let opts = BindOptions {
-            text: settings.encoding,
-            timestamp_as_text: traits.timestamp_as_text,
-            guid_as_text: traits.guid_as_text,
-        };
+        let opts = BindOptions::for_driver(settings.encoding, &traits);
         // sqliteodbc: compile the INSERT once (see `compiled_insert`); the row count is then
         // `total_changes()` after minus before.
         let changes_before = match (traits.compiles_with_once && !few_rows, markers) {
@@ -932,6 +925,20 @@ impl Cursor {
         st.messages.clear();
         let stmt = this.statement(py, st)?;
         let wide: Vec<Option<Vec<u16>>> = args.iter().map(|a| a.as_deref().map(to_utf16)).collect();
+        // A name the driver would read past (`DriverTraits::utf16_unreliable`) would be
+        // looked up with one more character per such unit: nothing, or another object, found.
+        if stmt.traits().utf16_unreliable
+            && wide.iter().flatten().flatten().any(|&u| overread_unit(u))
+        {
+            return Err(errors::db_error(
+                py,
+                "NotSupportedError",
+                "HYC00",
+                "this driver misreads catalog names holding the characters U+xxD8-U+xxDB \
+                 (MariaDB Connector/ODBC 3.1); query information_schema instead"
+                    .into(),
+            ));
+        }
         py.allow_threads(|| {
             stmt.reset();
             stmt.catalog(function, &wide)

@@ -30,8 +30,19 @@ pub fn class_for_sqlstate(state: &str) -> &'static str {
     }
 }
 
+/// A connect that failed because the server could not be reached, reported by a MySQL-family
+/// client library (MariaDB Connector/ODBC 3.1) as HY000 with its client error 2002
+/// (CR_CONNECTION_ERROR), 2003 (CR_CONN_HOST_ERROR) or 2005 (CR_UNKNOWN_HOST): the driver maps
+/// only a connection lost later (2006, 2013) to 08S01. Raised as what it is, 08001.
+fn unreachable_server(e: &Error) -> bool {
+    matches!(e, Error::Odbc { diagnostics, function: "SQLDriverConnectW" }
+        if diagnostics.sqlstate() == "HY000"
+            && diagnostics.records.iter().any(|r| matches!(r.native, 2002 | 2003 | 2005)))
+}
+
 fn class_name(e: &Error) -> &'static str {
     match e {
+        _ if unreachable_server(e) => "OperationalError",
         // A connect that fails with only a warning-class record (the driver manager's "can't
         // open lib") is an interface problem.
         Error::Odbc {
@@ -66,7 +77,12 @@ pub fn db_error(py: Python<'_>, class: &str, sqlstate: &str, message: String) ->
 }
 
 pub fn to_py(py: Python<'_>, e: Error) -> PyErr {
-    db_error(py, class_name(&e), e.sqlstate(), e.to_string())
+    let sqlstate = if unreachable_server(&e) {
+        "08001"
+    } else {
+        e.sqlstate()
+    };
+    db_error(py, class_name(&e), sqlstate, e.to_string())
 }
 
 pub fn programming(py: Python<'_>, message: impl Into<String>) -> PyErr {

@@ -28,16 +28,22 @@ pub fn guid_from_rfc_bytes(b: &[u8; 16]) -> SqlGuid {
     }
 }
 
-/// Appends the GUID's text, lower-case and hyphenated as `str(uuid.UUID)` prints it.
+/// Writes the GUID's canonical text, `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (lower case, as
+/// `str(uuid.UUID)`), for drivers that take GUIDs as text (`DriverTraits::guid_as_text`).
 pub fn format_guid(out: &mut String, g: &SqlGuid) {
-    use std::fmt::Write;
-    let d4 = &g.d4;
-    // Writing to a String cannot fail.
-    let _ = write!(
-        out,
-        "{:08x}-{:04x}-{:04x}-{:02x}{:02x}-{:02x}{:02x}{:02x}{:02x}{:02x}{:02x}",
-        g.d1, g.d2, g.d3, d4[0], d4[1], d4[2], d4[3], d4[4], d4[5], d4[6], d4[7]
-    );
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut rfc = [0u8; 16];
+    rfc[..4].copy_from_slice(&g.d1.to_be_bytes());
+    rfc[4..6].copy_from_slice(&g.d2.to_be_bytes());
+    rfc[6..8].copy_from_slice(&g.d3.to_be_bytes());
+    rfc[8..].copy_from_slice(&g.d4);
+    for (i, byte) in rfc.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            out.push('-');
+        }
+        out.push(HEX[usize::from(byte >> 4)] as char);
+        out.push(HEX[usize::from(byte & 0x0f)] as char);
+    }
 }
 
 #[cfg(test)]
@@ -45,11 +51,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn text_is_uuid_str() {
-        let rfc: [u8; 16] = core::array::from_fn(|i| i as u8 * 17);
-        let mut s = String::new();
-        format_guid(&mut s, &guid_from_rfc_bytes(&rfc));
-        assert_eq!(s, "00112233-4455-6677-8899-aabbccddeeff");
+    fn text_is_the_rfc_form() {
+        let rfc = [
+            0xa0, 0xee, 0xbc, 0x99, 0x9c, 0x0b, 0x4e, 0xf8, 0xbb, 0x6d, 0x6b, 0xb9, 0xbd, 0x38,
+            0x0a, 0x11,
+        ];
+        let mut out = String::new();
+        format_guid(&mut out, &guid_from_rfc_bytes(&rfc));
+        assert_eq!(out, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11");
     }
 
     #[test]
