@@ -163,7 +163,12 @@ def test_fetch_matches_oracle(db, backend):
             try:
                 reading.apply_settings(db, cnxn, path)
                 reading.read_and_compare(
-                    cnxn.cursor(), reading.select_sql(name, table, path), path, want, cols
+                    cnxn.cursor(),
+                    reading.select_sql(name, table, path),
+                    reading.lookup_sql(name, table, path),
+                    path,
+                    want,
+                    cols,
                 )
             finally:
                 cnxn.close()

@@ -75,7 +75,7 @@ def operations(draw, n_rows: int) -> list[tuple[Any, ...]]:
     ops = []
     for _ in range(draw(st.integers(0, 6))):
         op = draw(st.sampled_from(["fetchone", "fetchmany", "fetchmany()", "next", "skip",
-                                   "reexecute"]))
+                                   "reexecute", "lookup", "second"]))
         if op in ("fetchone", "fetchmany()", "reexecute"):
             ops.append((op,))
         else:
@@ -102,6 +102,12 @@ def select_sql(name: str, table: schema.Table, path: ReadPath) -> str:
     return f"SELECT {names} FROM {name}{where} ORDER BY id"
 
 
+def lookup_sql(name: str, table: schema.Table, path: ReadPath) -> str:
+    """The same columns, one row by id: a short result of the same layout."""
+    names = ", ".join("id" if i < 0 else table.columns[i].name for i in path.order)
+    return f"SELECT {names} FROM {name} WHERE id = ?"
+
+
 def params(path: ReadPath) -> tuple[int, ...]:
     return (0,) if path.where_param else ()
 
@@ -117,8 +123,11 @@ def apply_settings(db, cnxn, path: ReadPath) -> None:
     cnxn.setdecoding(db.SQL_WCHAR, encoding=path.wchar_decoding)
 
 
-def read_and_compare(cursor, sql: str, path: ReadPath, want: list[tuple[Any, ...]], cols) -> None:
-    """Runs the path's operations on ``cursor``, comparing every row served with ``want``."""
+def read_and_compare(
+    cursor, sql: str, lookup: str, path: ReadPath, want: list[tuple[Any, ...]], cols
+) -> None:
+    """Runs the path's operations on ``cursor``, comparing every row served with ``want``
+    (``lookup``: the query of one row by id)."""
     cursor.arraysize = path.arraysize
     cursor.execute(sql, *params(path))
     pos, n = 0, len(want)
@@ -155,6 +164,20 @@ def read_and_compare(cursor, sql: str, path: ReadPath, want: list[tuple[Any, ...
         elif kind == "reexecute":
             cursor.execute(sql, *params(path))
             pos = 0
+        elif kind == "lookup":
+            # Another result on this cursor (buffers kept from a short result are reused by
+            # the next of the same layout), then the whole query again.
+            k = op[1] % max(n, 1)
+            compare_rows(cursor.execute(lookup, k).fetchall(), want[k : k + 1], cols, "lookup")
+            cursor.execute(sql, *params(path))
+            pos = 0
+        elif kind == "second":
+            # A second cursor of the connection reads while this one's result is open (and
+            # its next block may be read ahead).
+            k = op[1] % max(n, 1)
+            other = cursor.connection.cursor()
+            compare_rows(other.execute(lookup, k).fetchall(), want[k : k + 1], cols, "second")
+            other.close()
         elif kind == "fetchall":
             check(cursor.fetchall(), n, "fetchall")
         elif kind == "iterate":

@@ -93,6 +93,7 @@ def oracle_lines(oracle, name: str, table: schema.Table, fill: bool) -> list[str
 def fetch_script(oracle, name: str, table: schema.Table, path: reading.ReadPath) -> str:
     lines = [HEADER] + oracle_lines(oracle, name, table, True)
     args = "".join(f", {p!r}" for p in reading.params(path))
+    lookup = reading.lookup_sql(name, table, path)
     option = f" + {path.option!r}" if path.option else ""
     lines += [
         f"cnxn = fastodbc.connect({oracle.profile.connstr!r}{option})",
@@ -113,6 +114,9 @@ def fetch_script(oracle, name: str, table: schema.Table, path: reading.ReadPath)
             "next": f"print([next(cur, None) for _ in range({op[-1]})])",
             "skip": f"cur.skip({op[-1]})",
             "reexecute": f"cur.execute({reading.select_sql(name, table, path)!r}{args})",
+            "lookup": f"print(cur.execute({lookup!r}, {op[-1]} % {max(table.n_rows, 1)}).fetchall())\n"
+            f"cur.execute({reading.select_sql(name, table, path)!r}{args})",
+            "second": f"print(cnxn.cursor().execute({lookup!r}, {op[-1]} % {max(table.n_rows, 1)}).fetchall())",
             "fetchall": "print(cur.fetchall())",
             "iterate": "print(list(cur))",
             "fetchmany-loop": f"while batch := cur.fetchmany({op[-1]}):\n    print(batch)",
