@@ -26,7 +26,7 @@ from hypothesis.control import should_note
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from conftest import BACKENDS, ROOT
-from differential import oracles, reading, repro, writing
+from differential import compare, oracles, reading, repro, writing
 
 pytestmark = pytest.mark.fastodbc_only(reason="read paths and settings of fastodbc")
 
@@ -155,7 +155,7 @@ def test_fetch_matches_oracle(db, backend):
         name = f"t_diff_fetch_{os.getpid()}_{next(names)}"
         refusals.store(oracle, name, table)
         cols = reading.selected_columns(table, path)
-        want = [tuple(oracles.expected_fetch(backend, c, x) for c, x in zip(cols, r))
+        want = [tuple(compare.expected_fetch(backend, c, x) for c, x in zip(cols, r))
                 for r in oracle.select(name, cols, fetched=True)]
 
         def body():
@@ -229,7 +229,7 @@ def test_params_match_oracle(db, backend):
                 writing.write(cnxn, name, table, path)
             finally:
                 cnxn.close()
-            oracles.compare_rows(oracle.select(name, cols), oracle.select(ref, cols), cols,
+            compare.compare_rows(oracle.select(name, cols), oracle.select(ref, cols), cols,
                                  f"{path.method} (fast={path.fast})")
 
         try:

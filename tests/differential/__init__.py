@@ -6,6 +6,7 @@ schema.py   random schemas and tables (rows placed at block edges), DDL from the
 reading.py  read paths (fetch methods, read-ahead, text C type, block budget) and the
             expected rows at each step
 writing.py  insert paths (execute, executemany and its strategies)
-oracles.py  the oracle clients (sqlite3, psycopg, PyMySQL) and the value comparison
+oracles.py  the oracle clients (sqlite3, psycopg, PyMySQL)
+compare.py  what fastodbc must return for an oracle's value; strict comparison of rows
 repro.py    a failing example as a short script
 """

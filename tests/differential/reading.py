@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from . import schema
 from . import values as v
-from .oracles import compare_rows
+from .compare import compare_rows
 
 # Block budgets (Connection.fetch_buffer_bytes): the default 2 MiB, and budgets so small that
 # blocks are a few rows (1 byte: one row per block) and read-ahead starts after three of them.
