@@ -246,6 +246,8 @@ def test_params_match_oracle(db, backend):
         stats[f"encoding:{path.encoding}"] += 1
         stats[f"column_list:{path.column_list}"] += 1
         stats[f"nul_refused:{refused}"] += 1
+        for variant in path.variants.values():
+            stats[f"variant:{variant}"] += 1
 
     try:
         run_for(run, SECONDS)

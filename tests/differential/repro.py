@@ -3,6 +3,7 @@ how they are written and read."""
 
 from __future__ import annotations
 
+import inspect
 import math
 from typing import Any
 
@@ -47,7 +48,7 @@ def literal(x: Any) -> str:
 
 
 HEADER = """\
-import datetime, os, sqlite3
+import datetime, decimal, os, sqlite3
 from decimal import Decimal
 from uuid import UUID
 import fastodbc
@@ -127,6 +128,15 @@ def fetch_script(oracle, name: str, table: schema.Table, path: reading.ReadPath)
 
 def write_script(oracle, name: str, table: schema.Table, path: writing.WritePath) -> str:
     lines = [HEADER] + oracle_lines(oracle, name, table, False) + rows_lines(table)
+    if path.variants:
+        lines.append(inspect.getsource(writing._as_int))
+        fns = {"bytearray": "bytearray", "memoryview": "memoryview", "int": "_as_int"}
+        for i, variant in sorted(path.variants.items()):
+            j, fn = i + 1, fns[variant]
+            lines.append(
+                f"rows = [r[:{j}] + (r[{j}] if r[{j}] is None else {fn}(r[{j}]),) + r[{j + 1}:]"
+                " for r in rows]"
+            )
     if path.column_list:
         lines.append(f"rows = [tuple(r[i + 1] for i in {path.order!r}) for r in rows]")
     lines += [

@@ -6,6 +6,7 @@ iterator), and parameter text as UTF-16 or UTF-8."""
 from __future__ import annotations
 
 import dataclasses
+import decimal
 from typing import Any
 
 from hypothesis import strategies as st
@@ -30,6 +31,27 @@ class WritePath:
     order: list[int]  # the column list's order (-1: id), when column_list
     encoding: str  # setencoding(...)
     chunks: int  # executemany calls the rows are split into
+    # Columns whose values go as another Python type fastodbc takes for them (VARIANTS).
+    variants: dict[int, str] = dataclasses.field(default_factory=dict)
+
+
+def _as_int(x):
+    """An integral float or Decimal as int (a column then mixes kinds: runs of each); -0
+    stays (an int has no sign to keep)."""
+    if isinstance(x, float) and x.is_integer() and 0 < abs(x) < 2**53:
+        return int(x)
+    if isinstance(x, decimal.Decimal) and x == x.to_integral_value() and 0 < abs(x) < 10**18:
+        return int(x)
+    return x
+
+
+# Per kind of column, other Python types for its values (README's type table).
+VARIANTS = {
+    "bytes": {"bytearray": bytearray, "memoryview": memoryview},
+    "float": {"int": _as_int},
+    "real": {"int": _as_int},
+    "numeric(p,s)": {"int": _as_int},
+}
 
 
 def row_counts(n_columns: int) -> st.SearchStrategy[int]:
@@ -59,6 +81,9 @@ def write_cases(draw, profile, budget: int):
         encoding=draw(st.sampled_from(reading.text_types(profile))),
         chunks=draw(st.sampled_from([1, 1, 2, 3])),
     )
+    for i, c in enumerate(cols):
+        if c.kind in VARIANTS and draw(st.booleans()):
+            path.variants[i] = draw(st.sampled_from(sorted(VARIANTS[c.kind])))
     return table, path
 
 
@@ -72,6 +97,11 @@ def insert_sql(name: str, table: schema.Table, path: WritePath) -> str:
 
 def params(table: schema.Table, path: WritePath) -> list[tuple[Any, ...]]:
     rows = table.rows()
+    if path.variants:
+        # rows() puts the id first: column i is at i + 1.
+        fns = {i + 1: VARIANTS[table.columns[i].kind][name] for i, name in path.variants.items()}
+        rows = [tuple(x if x is None or j not in fns else fns[j](x) for j, x in enumerate(r))
+                for r in rows]
     if not path.column_list:
         return rows
     # rows() puts the id first: index -1 of the order is position 0 of the row.
