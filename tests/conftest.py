@@ -44,6 +44,14 @@ IS_PYODBC = MODULE_NAME == "pyodbc"
 # --------------------------------------------------------------------------- profiles
 
 
+# Column kinds of the differential test's schemas ("numeric(p,s)", "varchar(n)" and "char(n)"
+# are templates the schema fills in; "uuid" only where supports_uuid).
+DIFFERENTIAL_KINDS = (
+    "smallint", "int", "bigint", "real", "float", "numeric(p,s)", "varchar(n)", "char(n)",
+    "text", "bytes", "date", "time", "timestamp", "bool", "uuid",
+)
+
+
 @dataclasses.dataclass(frozen=True)
 class Profile:
     """A database + ODBC driver pair, with its documented quirks.
@@ -64,7 +72,8 @@ class Profile:
     # -- types
     supports_uuid: bool = True
     uuid_fetched_as_str: bool = False  # the uuid type is described as text: fetched as str
-    # The uuid type refuses values of the NCS variant (0xxx) with a version nibble of 8-F.
+    # The uuid type refuses a version nibble of 8-F with a clock_seq_hi byte of 0x01-0x80 (the
+    # NCS variant, and 0x80 itself), measured on MariaDB 10.11: 1292 "Incorrect uuid value".
     uuid_refuses_ncs_high_versions: bool = False
     bool_fetched_as_int: bool = False  # BOOLEAN is an integer type: fetched as int
     min_date: datetime.date = datetime.date(1, 1, 1)
@@ -152,6 +161,38 @@ class Profile:
     # parameter `a`; None where the database has none (SQLite).
     create_procedure_sql: str | None = None
     drop_procedure_sql: str | None = None
+    # -- the differential test (tests/differential): an independent client on the same tables,
+    # and what the database or its driver cannot keep (README, "What the test databases cannot
+    # keep"); the random schemas and values follow these, never the profile's name.
+    oracle: str = ""  # client module: "sqlite3", "psycopg" or "pymysql" ("": not tested)
+    column_kinds: tuple[str, ...] = DIFFERENTIAL_KINDS  # ddl_map kinds the schemas draw from
+    int_bits: dict[str, int] = dataclasses.field(  # bits of each integer kind
+        default_factory=lambda: {"smallint": 16, "int": 32, "bigint": 64}
+    )
+    real_is_double: bool = False  # REAL keeps a double (else a 32-bit float)
+    supports_infinity: bool = True  # inf / -inf stored and returned as such
+    max_varchar: int = 8001  # largest n of VARCHAR(n) drawn
+    max_char: int = 255  # largest n of CHAR(n) drawn
+    # Bytes the declared VARCHAR / CHAR columns of a row may take in all, 4 a character
+    # (0: no limit).
+    row_text_bytes: int = 0
+    max_numeric_precision: int = 38
+    varchar_enforced: bool = True  # a value longer than VARCHAR(n) is refused, never kept
+    text_keeps_nul: bool = False  # the database stores NUL inside text
+    # The driver returns stored text cut at its first NUL, which no client of it can detect
+    # (sqliteodbc keeps its rows as C strings): text with NUL is not read through it.
+    fetch_cuts_nul: bool = False
+    # fastodbc refuses a str parameter with NUL (DataError): the driver would cut it.
+    param_nul_refused: bool = False
+    # SQL giving the text a driver reads of a double (column {}), when it reads text: what
+    # fastodbc must return is that text's value (SQLite: 15 significant digits, rounded by
+    # SQLite's own conversion).
+    fetched_float_sql: str = ""
+    # The driver's UTF-16 text (SQL_C_WCHAR) is right only up to this code point.
+    wide_fetch_max_codepoint: int = 0x10FFFF
+    text_decodings: tuple[str, ...] = ("utf-8", "utf-16le")  # both C types: the driver offers both
+    # Connection-string attributes a result can also be read through ({n}: rows per fetch).
+    read_options: tuple[str, ...] = ("",)
 
     def ddl(self, kind: str) -> str:
         """DDL for an abstract column type ('int', 'bigint', 'text', 'bytes', ...)."""
@@ -200,9 +241,10 @@ class Profile:
 
     def storable_uuid(self, value: uuid.UUID) -> uuid.UUID:
         """value, or (where the uuid type would refuse it) value with the RFC 4122 variant."""
-        ncs_high_version = value.int >> 63 & 1 == 0 and value.int >> 79 & 1 == 1
-        if self.uuid_refuses_ncs_high_versions and ncs_high_version:
-            return uuid.UUID(int=value.int & ~(3 << 62) | 2 << 62)
+        version_byte, clock_seq_hi = value.int >> 72 & 0xFF, value.int >> 56 & 0xFF
+        if self.uuid_refuses_ncs_high_versions and version_byte >= 0x80 and 1 <= clock_seq_hi <= 0x80:
+            rfc = max(0x81, 0x80 | clock_seq_hi & 0x3F)  # 0x80 itself is refused too
+            return uuid.UUID(int=value.int & ~(0xFF << 56) | rfc << 56)
         return value
 
     def fetched_uuid(self, value: uuid.UUID | None) -> uuid.UUID | str | None:
@@ -265,6 +307,9 @@ _COMMON_DDL = {
     "time": "TIME",
     "time(0)": "TIME(0)",
     "bool": "BOOLEAN",
+    "numeric(p,s)": "NUMERIC({p},{s})",
+    "varchar(n)": "VARCHAR({n})",
+    "char(n)": "CHAR({n})",
 }
 
 SQLITE_DDL = {
@@ -293,6 +338,7 @@ MARIADB_DDL = {
     "bytes": "LONGBLOB",
     "timestamp": "DATETIME(6)",  # TIMESTAMP is 1970-2038, in the session's time zone
     "uuid": "UUID",
+    "tinyint": "TINYINT",
 }
 
 
@@ -367,6 +413,21 @@ def sqlite_profile(path: Path) -> Profile:
         schema="main",
         short_description=("", "VARCHAR(10)"),  # VARCHAR(n) is not enforced
         unreachable_connstr=f"Driver={{SQLite3}};Database={path.parent / 'missing' / 'x.sqlite'};",
+        oracle="sqlite3",
+        # Every INTEGER column of SQLite keeps 64 bits, whatever its declared width.
+        int_bits={"smallint": 64, "int": 64, "bigint": 64},
+        real_is_double=True,
+        fetched_float_sql="CAST({} AS TEXT)",
+        varchar_enforced=False,
+        max_varchar=100_000,
+        text_keeps_nul=True,
+        fetch_cuts_nul=True,
+        param_nul_refused=True,
+        # sqliteodbc's UTF-8 -> UTF-16 conversion loses plane 16: U+100000 ends the value,
+        # U+10FFFF comes back as U+FFFF.
+        wide_fetch_max_codepoint=0xFFFFF,
+        # StepAPI=1: the driver steps the statement per fetch instead of holding the result.
+        read_options=("", "StepAPI=1"),
     )
 
 
@@ -419,6 +480,11 @@ def postgresql_profile(connstr: str) -> Profile:
         drop_rowcount=-1,  # psqlODBC says nothing for DROP / ALTER
         create_procedure_sql="CREATE FUNCTION {name}(a integer) RETURNS integer AS 'SELECT a' LANGUAGE SQL",
         drop_procedure_sql="DROP FUNCTION IF EXISTS {name}(integer)",
+        oracle="psycopg",
+        max_varchar=100_000,
+        max_char=10_000,
+        # A server-side cursor (inside the transaction) that fetches {n} rows at a time.
+        read_options=("", "UseDeclareFetch=1;Fetch={n}"),
     )
 
 
@@ -500,6 +566,13 @@ def mariadb_profile(connstr: str) -> Profile:
         drop_login_sql="DROP USER IF EXISTS '{user}'@'127.0.0.1'",
         create_procedure_sql="CREATE PROCEDURE {name}(IN a INT) SELECT a",
         drop_procedure_sql="DROP PROCEDURE IF EXISTS {name}",
+        oracle="pymysql",
+        column_kinds=(*DIFFERENTIAL_KINDS, "tinyint"),
+        int_bits={"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64},
+        supports_infinity=False,
+        max_varchar=16_383,  # utf8mb4: 65,535 bytes
+        row_text_bytes=65_535,
+        text_keeps_nul=True,
     )
 
 

@@ -664,6 +664,30 @@ def test_uuid_param(backend, table, cnxn):
     assert cur.execute(f"SELECT COUNT(*) FROM {t} WHERE u = ?", U).fetchone()[0] == 1
 
 
+@pytest.mark.fastodbc_only(
+    backends=("mariadb", "sqlite"), reason="pyodbc binds SQL_C_GUID, which these drivers garble"
+)
+@pytest.mark.parametrize("column", ["uuid", "char(36)"])
+def test_uuid_param_stored_as_its_text(backend, table, cnxn, column):
+    # MariaDB Connector/ODBC 3.1.15 sent a SQL_C_GUID struct's bytes as they lie in memory: a
+    # UUID column stored the first three fields byte-swapped, CHAR(36) refused it (22007), an
+    # array of two crashed the driver; sqliteodbc refused SQL_C_GUID (07009). Found by the
+    # differential matrix.
+    if column == "uuid" and not backend.supports_uuid:
+        pytest.skip(f"{backend.name} has no uuid type")
+    ddl = backend.ddl("uuid") if column == "uuid" else backend.ddl("char(n)").format(n=36)
+    t = table(f"id {backend.ddl('int')}, u {ddl}")
+    cur = cnxn.cursor()
+    sql = f"INSERT INTO {t} (id, u) VALUES (?, ?)"
+    cur.execute(sql, 1, U)
+    cur.executemany(sql, [(2, U), (3, uuid.UUID(int=5)), (4, None)])
+    cnxn.commit()
+    got = [r[0] for r in cur.execute(f"SELECT u FROM {t} ORDER BY id")]
+    assert [None if g is None else str(g).lower() for g in got] == [
+        str(U), str(U), str(uuid.UUID(int=5)), None
+    ]
+
+
 @pytest.mark.fastodbc_only(reason="pyodbc fetches uuid columns as str")
 @pytest.mark.parametrize(
     "value", [U, uuid.UUID(int=0), uuid.UUID(int=2**128 - 1), uuid.UUID(int=5)], ids=str

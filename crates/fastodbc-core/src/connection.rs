@@ -114,8 +114,9 @@ pub struct DriverTraits {
     pub overreads_wide_text: bool,
     /// `uuid.UUID` parameters go as their 36-character text, not SQL_C_GUID: MariaDB
     /// Connector/ODBC 3.1 sends a SQL_GUID struct as its 16 bytes in memory order (Data1-3
-    /// little-endian), which a UUID column stores byte-swapped and a text column refuses.
-    /// (Its misleading SQLSTATEs are restated by native error in fastodbc-py's
+    /// little-endian), which a UUID column stores byte-swapped and a text column refuses (and a
+    /// parameter array of two or more crashed it); sqliteodbc refuses SQL_C_GUID (07009).
+    /// (MariaDB's misleading SQLSTATEs are restated by native error in fastodbc-py's
     /// `errors::MYSQL_RESTATED`: a failed connect has no driver name to look up.)
     pub guid_as_text: bool,
     /// The driver's UTF-16 output is wrong, and its narrow text (`narrow_text`) right:
@@ -515,7 +516,7 @@ fn driver_traits(driver_name: &str, getdata_extensions: u32, collation: &str) ->
         narrow_text,
         time_as_varchar: mariadb,
         overreads_wide_text: mariadb,
-        guid_as_text: mariadb,
+        guid_as_text: mariadb || sqlite,
     }
 }
 
