@@ -11,7 +11,7 @@ export VIRTUAL_ENV := $(CURDIR)/.venv
 # rustup's cargo, for shells that didn't source ~/.cargo/env.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: help deps build demo test lint pg-start pg-stop mariadb-start mariadb-stop clean
+.PHONY: help deps build demo test test-deep lint pg-start pg-stop mariadb-start mariadb-stop clean
 
 help: ## list targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -28,6 +28,9 @@ demo: build ## run scripts/demo.py
 
 test: build ## cargo + pytest suites against a throwaway PostgreSQL and MariaDB
 	bash scripts/test.sh
+
+test-deep: build ## the differential matrix for 30 min (FASTODBC_DEEP=seconds) on every backend
+	bash scripts/test.sh deep
 
 # (wildcard: git keeps no empty dir, so bench/ may be absent from a clone)
 lint: deps ## rustfmt, clippy (-D warnings), ruff

@@ -86,7 +86,7 @@ def paired(stmts: dict[str, str], env: dict) -> dict[str, list[float]]:
 
 def ratio(num: list[float], den: list[float]) -> float:
     """Median of the per-round ratios."""
-    return statistics.median(a / b for a, b in zip(num, den))
+    return statistics.median(a / b for a, b in zip(num, den, strict=True))
 
 
 def _direct_iterations(b: bytes) -> int:

@@ -77,7 +77,7 @@ def measure(only: list[str] | None = None) -> dict[str, dict[str, float]]:
     jobs = [(g, c, n) for g, c, v in cases for n in (0, ITERATIONS // v)]
     with ThreadPoolExecutor(max_workers=2) as pool:
         irs = list(pool.map(lambda j: callgrind_ir(*j), jobs))
-    got = dict(zip(jobs, irs))
+    got = dict(zip(jobs, irs, strict=True))
     current: dict[str, dict[str, float]] = {}
     for g, c, v in cases:
         n = ITERATIONS // v

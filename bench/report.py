@@ -349,7 +349,7 @@ def verdict_of(statuses: list[str | None], labels: list[str] | None = None, beyo
     partly = " (partly measured)" if len(known) < len(statuses) else ""
     if all(s == "met" for s in known):
         return "met" + partly
-    out = [lb for s, lb in zip(statuses, labels or []) if s == "out of reach"]
+    out = [lb for s, lb in zip(statuses, labels or [], strict=False) if s == "out of reach"]
     why = f" ({beyond})" if beyond else ""
     if all(s in ("met", "out of reach") for s in known):
         if not out:
@@ -709,9 +709,9 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
             (
                 "UTF-16 ≥ 3x CPython on long (128) and very long (2,048) ASCII",
                 "Python call: "
-                + ", ".join(f"{k} {x:.2f}x" for k, x in zip(keys, called))
+                + ", ".join(f"{k} {x:.2f}x" for k, x in zip(keys, called, strict=True))
                 + "; direct (decoder alone): "
-                + ", ".join(f"{k} {x:.2f}x" for k, x in zip(keys, direct)),
+                + ", ".join(f"{k} {x:.2f}x" for k, x in zip(keys, direct, strict=True)),
                 long_verdict,
             )
         )

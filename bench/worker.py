@@ -235,8 +235,8 @@ def arrow_insert_table(rows: list[tuple]) -> Any:
             ("flag", pa.bool_()),
         ]
     )
-    cols = list(zip(*rows))
-    return pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(cols, schema)], schema=schema)
+    cols = list(zip(*rows, strict=True))
+    return pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(cols, schema, strict=True)], schema=schema)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -29,7 +29,10 @@ pg_init() {
             "fsync = off" "synchronous_commit = off" "full_page_writes = off"
         printf '%s\n' "$@"
     } | as_pg tee -a "$data/postgresql.conf" >/dev/null
-    printf '%s\n' "local all all trust" "host  all all 127.0.0.1/32 trust" | as_pg tee "$data/pg_hba.conf" >/dev/null
+    # Every role logs in without a password, but `fastodbc_login`: the tests create it to see
+    # what a wrong password does.
+    printf '%s\n' "local all all trust" "host  all fastodbc_login 127.0.0.1/32 scram-sha-256" \
+        "host  all all 127.0.0.1/32 trust" | as_pg tee "$data/pg_hba.conf" >/dev/null
 }
 
 # pg_start DATA: starts the cluster on a free port and sets PG_PORT. The port is free when

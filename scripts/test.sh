@@ -2,7 +2,10 @@
 # Run the Rust and Python test suites against a throwaway PostgreSQL (scripts/pg.sh) and a
 # throwaway MariaDB (scripts/mariadb.sh). Both servers are stopped whatever happens; the exit
 # code is the first failing suite's.
-# Expects `make build` to have run (the Makefile's `test` target does that first).
+#   scripts/test.sh        every suite (the differential matrix's quick profile included)
+#   scripts/test.sh deep   only the differential matrix, deep: FASTODBC_DEEP seconds (1800)
+#                          spread over its tests and backends, then its counts
+# Expects `make build` to have run (the Makefile's targets do that first).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck disable=SC1091
@@ -17,6 +20,13 @@ bash scripts/mariadb.sh start || exit 1
 . build/pg.env
 # shellcheck disable=SC1091
 . build/mariadb.env
+
+if [ "${1:-}" = deep ]; then
+    rc=0
+    FASTODBC_DIFFERENTIAL=deep nice .venv/bin/python -m pytest -q tests/test_differential.py || rc=$?
+    .venv/bin/python scripts/differential_report.py build/differential/deep-stats.json
+    exit "$rc"
+fi
 
 rc=0
 # fastodbc-py is a cdylib whose libpython symbols are resolved only when Python loads it,

@@ -323,25 +323,8 @@ def test_close_connection_invalidates_cursors(db, connect):
 
 # ------------------------------------------------------------------------ getinfo
 
-GETINFO_EXPECTED = {
-    "sqlite": {
-        "SQL_DRIVER_NAME": "sqlite3odbc.so",
-        "SQL_DBMS_NAME": "SQLite",
-        "SQL_IDENTIFIER_QUOTE_CHAR": '"',
-        "SQL_MAX_TABLE_NAME_LEN": 255,
-    },
-    "postgresql": {
-        "SQL_DRIVER_NAME": "psqlodbcw.so",
-        "SQL_DBMS_NAME": "PostgreSQL",
-        "SQL_IDENTIFIER_QUOTE_CHAR": '"',
-        "SQL_MAX_TABLE_NAME_LEN": 63,
-        "SQL_DATABASE_NAME": "fastodbc_test",
-    },
-}
-
-
 def test_getinfo_known_values(db, backend, cnxn):
-    for name, want in GETINFO_EXPECTED[backend.name].items():
+    for name, want in backend.getinfo.items():
         if name == "SQL_DATABASE_NAME" and "fastodbc_test" not in backend.connstr:
             continue
         got = cnxn.getinfo(getattr(db, name))
@@ -383,6 +366,7 @@ def test_drivers(db):
     assert all(type(n) is str for n in names)
     assert "SQLite3" in names
     assert "PostgreSQL Unicode" in names
+    assert "MariaDB Unicode" in names
 
 
 def test_data_sources(db):
@@ -429,10 +413,27 @@ def test_query_timeout_cancels_long_query(db, backend, connect):
     cur = c.cursor()
     start = time.monotonic()
     with pytest.raises(db.OperationalError) as exc:
-        cur.execute("SELECT pg_sleep(5)")
+        cur.execute(backend.sleep(5))
     elapsed = time.monotonic() - start
     assert elapsed < 4, elapsed
     assert exc.value.args[0] in ("HYT00", "HYT01", "57014"), exc.value.args
     # The connection is still usable afterwards.
     c.rollback()
+    assert cur.execute("SELECT 1").fetchone()[0] == 1
+
+
+def test_server_time_limit_fails_the_statement(db, backend, connect):
+    # The server's own statement time limit (PostgreSQL statement_timeout, MariaDB
+    # max_statement_time) is an OperationalError with a timeout's SQLSTATE.
+    if backend.server_time_limit is None:
+        pytest.skip(f"{backend.name} puts no time limit on statements")
+    set_limit, slow_sql, states = backend.server_time_limit
+    c = connect(autocommit=True)
+    cur = c.cursor()
+    cur.execute(set_limit)
+    start = time.monotonic()
+    with pytest.raises(db.OperationalError) as exc:
+        cur.execute(slow_sql).fetchall()
+    assert time.monotonic() - start < 4
+    assert exc.value.args[0] in states, exc.value.args
     assert cur.execute("SELECT 1").fetchone()[0] == 1

@@ -1,7 +1,7 @@
 """Faults: sessions the server kills (mid-fetch, in a transaction holding rows, during
 executemany, during COMMIT), a server restarted under an idle connection, connecting to a
-stopped server, cancel() and query timeouts, a cursor or connection closed by one thread while
-another reads it, and concurrent writers keeping a ledger.
+stopped server, cancel() during a fetch, a cursor or connection closed by one thread while
+another reads or executes on it, and concurrent writers keeping a ledger.
 
 Each scenario repeats (REPEAT) and asserts: a DB-API exception of the right class with its
 SQLSTATE, never a crash or a hang (pytest-timeout fails a test that hangs), transactions all or
@@ -96,9 +96,10 @@ def read_rows(rows, received: list, reading: threading.Event) -> int:
 
 @pytest.mark.parametrize("streaming", [False, True], ids=["buffered", "streaming"])
 def test_session_killed_mid_fetch(db, backend, connect, admin, kills, streaming):
-    if streaming and backend.streaming_attrs is None:
-        pytest.skip(f"no streaming results on {backend.name}")
-    connstr = f"{backend.connstr.rstrip(';')};{backend.streaming_attrs}" if streaming else None
+    # Streaming: the attributes with which rows come from the server as they are fetched.
+    if streaming and backend.slow_fetch is None:
+        pytest.skip(f"{backend.name}'s driver reads whole results at execute")
+    connstr = backend.connstr.rstrip(";") + backend.slow_fetch[0] if streaming else None
     n = 20_000
     for attempt in range(REPEAT):
         victim = connect(connstr)
@@ -257,54 +258,35 @@ def test_server_restarted_under_an_idle_connection(db, backend, connect, table, 
     assert_next_connection_works(connect)
 
 
-# --------------------------------------------------------------------------- cancel, timeout
+# --------------------------------------------------------------------------- other threads
+# (cancel() during an execution: tests/test_threads.py)
 
 
-@pytest.mark.parametrize("during", ["execute", "fetch"])
-def test_cancel_from_another_thread(db, backend, connect, during):
-    # A fetch is never interrupted inside the driver: its result stops at the next block.
+def test_cancel_from_another_thread_stops_a_fetch(db, backend, connect):
+    # No SQLCancel during a fetch (see crates/fastodbc-py/src/cancel.rs): the result being read
+    # stops at its next block, with fastodbc's own HY008, on every driver.
     for attempt in range(REPEAT):
         cnxn = connect(autocommit=True)
         cur = cnxn.cursor()
-        if during == "execute":
-            t, outcome = in_thread(lambda cur=cur: cur.execute(backend.busy_sql).fetchall())
-            time.sleep(0.3)
-        else:
-            cur.execute(backend.series(300_000))
-            reading = threading.Event()
-            t, outcome = in_thread(lambda cur=cur, reading=reading: read_rows(iter(cur), [], reading))
-            assert reading.wait(30)
+        cur.execute(backend.series(300_000))
+        received: list[int] = []
+        reading = threading.Event()
+        t, outcome = in_thread(lambda args=(cur, received, reading): read_rows(*args))
+        assert reading.wait(30), outcome
         cur.cancel()
         t.join(30)
-        assert not t.is_alive(), f"attempt {attempt}: cancel() did not stop the {during}"
+        assert not t.is_alive(), f"attempt {attempt}: cancel() did not stop the reader"
         error = outcome.get("error")
-        assert isinstance(error, db.Error), f"attempt {attempt}: {outcome}"
-        assert error.args[0] in backend.cancelled, error.args
-        assert type(error).__name__ == backend.cancelled[error.args[0]], repr(error)
-        assert outcome["seconds"] < 10
+        assert isinstance(error, db.OperationalError), f"attempt {attempt}: {outcome}"
+        assert error.args[0] == "HY008", error.args
+        assert received == list(range(1, len(received) + 1))
+        assert len(received) < 300_000
         # The cursor runs the next statement; the connection stays usable.
         assert cur.execute("SELECT 1").fetchval() == 1
         assert cnxn.cursor().execute("SELECT 2").fetchval() == 2
     assert_next_connection_works(connect)
 
 
-def test_query_timeout(db, backend, connect):
-    if not backend.honours_query_timeout:
-        pytest.skip(f"{backend.name}'s driver ignores query timeouts")
-    cnxn = connect(autocommit=True)
-    cnxn.timeout = 1
-    cur = cnxn.cursor()
-    for attempt in range(REPEAT):
-        started = time.monotonic()
-        with pytest.raises(db.OperationalError) as exc:
-            cur.execute(backend.busy_sql).fetchall()
-        assert time.monotonic() - started < 5, f"attempt {attempt}"
-        assert exc.value.args[0] in backend.timed_out, exc.value.args
-        assert cur.execute("SELECT 1").fetchval() == 1
-    assert_next_connection_works(connect)
-
-
-# --------------------------------------------------------------------------- close from a thread
 
 
 @pytest.mark.parametrize("closer", ["cursor", "connection"])
@@ -354,7 +336,7 @@ def test_close_from_another_thread_stops_an_execution(db, backend, connect, clos
     for attempt in range(2):
         cnxn = connect(autocommit=True)
         cur = cnxn.cursor()
-        t_exec, exec_outcome = in_thread(lambda cur=cur: cur.execute(backend.busy_sql).fetchall())
+        t_exec, exec_outcome = in_thread(lambda cur=cur: cur.execute(backend.sleep(60)).fetchall())
         time.sleep(0.3)
         t_close, close_outcome = in_thread(cur.close if closer == "cursor" else cnxn.close)
         t_close.join(30)

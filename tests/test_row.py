@@ -48,7 +48,17 @@ def test_slicing(row):
     assert row[1:] == ("x", None)
     assert row[::-1] == (None, "x", 1)
     assert row[5:] == ()
-    assert tuple(row[:]) == (1, "x", None)  # pyodbc returns the Row itself for [:]
+
+
+def test_a_slice_of_the_whole_row_is_the_row(db, row):
+    # As in pyodbc: row[:] (or any slice of every value in order) returns the row itself.
+    for whole in (row[:], row[0:3], row[::1], row[-3:], row[0:100]):
+        assert whole is row
+    for part in (row[0:2], row[1:], row[::-1], row[::2], row[3:]):
+        assert type(part) is tuple
+    assert row[1:] == ("x", None) and row[::2] == (1, None) and row[3:] == ()
+    with pytest.raises(TypeError):
+        row["a":"b"]
 
 
 def test_len(row):

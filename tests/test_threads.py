@@ -5,24 +5,6 @@ import time
 
 import pytest
 
-# Statements that keep the driver busy for about a second, and for many seconds.
-BUSY_SQL = {
-    "postgresql": "SELECT pg_sleep(1)",
-    "sqlite": "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 3000000) "
-    "SELECT COUNT(*) FROM s",
-}
-SLOW_SQL = {
-    "postgresql": "SELECT pg_sleep(30)",
-    "sqlite": "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 1000000000) "
-    "SELECT COUNT(*) FROM s",
-}
-# What a cancelled statement raises: psqlODBC reports the server's 57014 (query_canceled);
-# SQLite's driver reports every error, this one too, as HY000 "interrupted".
-CANCELLED = {
-    "postgresql": ("OperationalError", ("57014", "HY008")),
-    "sqlite": ("DatabaseError", ("HY000",)),
-}
-
 
 def _run_in_thread(fn):
     outcome = {}
@@ -43,7 +25,7 @@ def _run_in_thread(fn):
 @pytest.mark.fastodbc_only(reason="measures fastodbc's GIL release")
 def test_other_threads_run_while_the_driver_executes(backend, connect):
     cur = connect().cursor()
-    t, outcome = _run_in_thread(lambda: cur.execute(BUSY_SQL[backend.name]).fetchall())
+    t, outcome = _run_in_thread(lambda: cur.execute(backend.sleep(1)).fetchall())
     ticks = 0
     deadline = time.perf_counter() + 0.3
     while time.perf_counter() < deadline:
@@ -59,11 +41,12 @@ def test_other_threads_run_while_the_driver_executes(backend, connect):
 def test_cancel_from_another_thread_stops_the_query(db, backend, connect):
     cnxn = connect(autocommit=True)
     cur = cnxn.cursor()
-    t, outcome = _run_in_thread(lambda: cur.execute(SLOW_SQL[backend.name]).fetchall())
+    t, outcome = _run_in_thread(lambda: cur.execute(backend.sleep(30)).fetchall())
     time.sleep(0.5)
     cur.cancel()
     t.join(60)
-    cls, states = CANCELLED[backend.name]
+    # psqlODBC reports the server's 57014 (query_canceled), sqliteodbc every error as HY000.
+    cls, states = backend.cancelled
     assert isinstance(outcome.get("error"), getattr(db, cls)), outcome
     assert outcome["error"].args[0] in states
     assert outcome["seconds"] < 10
@@ -76,14 +59,15 @@ def test_long_fetches_in_several_threads_at_once(backend, connect):
     # started: four at once get four, and every thread gets its own rows, in order.
     n = 40_000
     series = backend.series(n)
+    label = backend.concat("'row-'", "CAST(i AS VARCHAR(12))")
     connections = [connect() for _ in range(4)]
     sqls = [
-        f"SELECT i, i * {k + 2}, 'row-' || CAST(i AS VARCHAR(12)) FROM ({series}) q ORDER BY i"
+        f"SELECT i, i * {k + 2}, {label} FROM ({series}) q ORDER BY i"
         for k in range(4)
     ]
     runs = [
         _run_in_thread(lambda c=c, q=q: [tuple(r) for r in c.cursor().execute(q).fetchall()])
-        for c, q in zip(connections, sqls)
+        for c, q in zip(connections, sqls, strict=True)
     ]
     for k, (t, outcome) in enumerate(runs):
         t.join(120)

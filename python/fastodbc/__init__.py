@@ -22,6 +22,7 @@ from .dbapi import (
     ROWID,
     STRING,
     Binary,
+    BinaryNull,
     Date,
     DateFromTicks,
     Time,
@@ -38,6 +39,7 @@ from .errors import (
     InternalError,
     NotSupportedError,
     OperationalError,
+    ParameterTypeError,
     ProgrammingError,
     Warning,
 )
@@ -51,12 +53,20 @@ apilevel = "2.0"
 #: Threads may share the module, not connections (DB-API level 1).
 threadsafety = 1
 paramstyle = "qmark"
+#: The ODBC behaviour fastodbc asks the driver manager for (``SQL_OV_ODBC3``), as pyodbc's.
+odbcversion = "3.X"
 #: Accepted for pyodbc compatibility; driver-manager pooling is left to unixODBC's settings.
 pooling = True
-#: Accepted for pyodbc compatibility; column names are returned as the driver reports them.
+#: As in pyodbc: column names in ``description`` and ``Row`` attributes are lower-cased. Read
+#: when a result set is opened (each execute, ``nextset``), never per row.
 lowercase = False
-#: GUID columns are always returned as ``uuid.UUID``.
+#: As in pyodbc: GUID columns are fetched as ``uuid.UUID``; set it False for upper-case ``str``
+#: (``'6F9619FF-8B86-D011-B42D-00C04FC964FF'``). Read when a result set is opened.
 native_uuid = True
+#: Attribute names whose connection-string values are secrets (compared without case): no
+#: message, exception or ``repr`` fastodbc produces shows them, from ``connect`` until the
+#: connection is closed. Add your own: ``fastodbc.secret_attributes.add("AccessToken")``.
+secret_attributes: set[str] = {"PWD", "PASSWORD"}
 
 
 def connect(
@@ -88,12 +98,14 @@ def connect(
     text = connstr.build(connstring, kwargs)
     if not text:
         raise InterfaceError("IM002", "No connection string or keyword attributes given")
+    connstr.check_encodable(text)
     conn = Connection(
         text,
         autocommit=autocommit,
         timeout=timeout,
         readonly=readonly,
         attrs_before=dict(attrs_before) if attrs_before else None,
+        secret_attributes=sorted(secret_attributes),
     )
     if encoding is not None:
         conn.setencoding(encoding=encoding)
@@ -117,6 +129,7 @@ __all__ = [
     "ROWID",
     "STRING",
     "Binary",
+    "BinaryNull",
     "Connection",
     "Cursor",
     "DataError",
@@ -129,6 +142,7 @@ __all__ = [
     "InternalError",
     "NotSupportedError",
     "OperationalError",
+    "ParameterTypeError",
     "ProgrammingError",
     "Row",
     "Time",
@@ -140,7 +154,11 @@ __all__ = [
     "connect",
     "dataSources",
     "drivers",
+    "lowercase",
+    "native_uuid",
+    "odbcversion",
     "paramstyle",
+    "secret_attributes",
     "threadsafety",
     "version",
     *_constant_names,

@@ -5,10 +5,10 @@ from __future__ import annotations
 from types import TracebackType
 from typing import Any
 
-from . import _native
-from .constants import SQL_CHAR, SQL_WCHAR, SQL_WMETADATA
+from . import _native, errors
+from .constants import SQL_CHAR, SQL_SEARCH_PATTERN_ESCAPE, SQL_WCHAR, SQL_WMETADATA
 from .cursor import Cursor
-from .errors import NotSupportedError
+from .errors import NotSupportedError, ProgrammingError
 
 __all__ = ["Connection"]
 
@@ -27,9 +27,51 @@ class Connection(_native.Connection):
     rolls back when it raises; it is not closed.
     """
 
+    # DB-API 2.0's optional extension: the exception classes, reachable from the connection.
+    Warning = errors.Warning
+    Error = errors.Error
+    InterfaceError = errors.InterfaceError
+    DatabaseError = errors.DatabaseError
+    DataError = errors.DataError
+    OperationalError = errors.OperationalError
+    IntegrityError = errors.IntegrityError
+    InternalError = errors.InternalError
+    ProgrammingError = errors.ProgrammingError
+    NotSupportedError = errors.NotSupportedError
+
     def cursor(self) -> Cursor:
         """A new cursor on this connection."""
         return Cursor(self)
+
+    @property
+    def searchescape(self) -> str:
+        """The driver's escape character for ``%`` and ``_`` in catalog search patterns
+        (``SQLGetInfo(SQL_SEARCH_PATTERN_ESCAPE)``), read once."""
+        escape = self.__dict__.get("_searchescape")
+        if escape is None:
+            escape = self.__dict__["_searchescape"] = self.getinfo(SQL_SEARCH_PATTERN_ESCAPE)
+        return escape
+
+    @property
+    def maxwrite(self) -> int:
+        """pyodbc's size above which it sends a parameter in pieces (``SQLPutData``); 0 (the
+        default) or at least 255. Kept for compatibility: fastodbc binds every parameter
+        whole, whatever its size, so the value changes nothing."""
+        self._check_open()
+        return self.__dict__.get("_maxwrite", 0)
+
+    @maxwrite.setter
+    def maxwrite(self, value: int) -> None:
+        self._check_open()
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"maxwrite must be an int, not {type(value).__name__}")
+        if value != 0 and value < 255:
+            raise ValueError("Cannot set maxwrite less than 255 unless setting to 0.")
+        self.__dict__["_maxwrite"] = value
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise ProgrammingError("HY000", "Attempt to use a closed connection.")
 
     def execute(self, sql: str, *params: Any) -> Cursor:
         """Creates a cursor, executes ``sql`` on it and returns it."""

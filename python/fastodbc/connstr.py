@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["build", "escape_value"]
+from .errors import InterfaceError
+
+__all__ = ["build", "check_encodable", "escape_value"]
 
 # pyodbc maps these Python-friendly keywords to the ODBC attribute names.
 _ALIASES = {
@@ -49,3 +51,16 @@ def build(connstring: str | None, attrs: Mapping[str, Any]) -> str:
         name = _ALIASES.get(key.lower(), key)
         parts.append(f"{name}={escape_value(_format(value))};")
     return "".join(parts)
+
+
+def check_encodable(text: str) -> None:
+    """Raises ``InterfaceError`` if ``text`` holds a lone surrogate, which no driver manager can
+    take. The error names the position only: the ``UnicodeEncodeError`` it replaces would
+    carry the whole connection string, passwords included, in its ``object`` and ``repr``."""
+    if text.isascii():
+        return
+    position = next((i for i, ch in enumerate(text) if "\ud800" <= ch <= "\udfff"), None)
+    if position is not None:
+        raise InterfaceError(
+            "IM000", f"The connection string holds a lone surrogate at position {position}"
+        )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import TracebackType
 
 from . import _native
+from .errors import ProgrammingError
 
 __all__ = ["Cursor"]
 
@@ -41,6 +42,107 @@ class Cursor(_native.Cursor):
     ) -> Cursor:
         """Runs ``SQLPrimaryKeys`` for ``table``."""
         return self._catalog("primaryKeys", catalog, schema, table)
+
+    def foreignKeys(  # noqa: N802 - pyodbc's name
+        self,
+        table: str | None = None,
+        catalog: str | None = None,
+        schema: str | None = None,
+        foreignTable: str | None = None,  # noqa: N803 - pyodbc's name
+        foreignCatalog: str | None = None,  # noqa: N803
+        foreignSchema: str | None = None,  # noqa: N803
+    ) -> Cursor:
+        """Runs ``SQLForeignKeys``: the foreign keys that refer to the primary key of ``table``,
+        or those of ``foreignTable``. Rows: pktable_cat, pktable_schem, pktable_name,
+        pkcolumn_name, fktable_cat, fktable_schem, fktable_name, fkcolumn_name, key_seq,
+        update_rule, delete_rule, fk_name, pk_name, deferrability."""
+        return self._catalog(
+            "foreignKeys", catalog, schema, table, foreignCatalog, foreignSchema, foreignTable
+        )
+
+    def statistics(
+        self,
+        table: str,
+        catalog: str | None = None,
+        schema: str | None = None,
+        unique: bool = False,
+        quick: bool = True,
+    ) -> Cursor:
+        """Runs ``SQLStatistics``: the indexes of ``table`` (only unique ones if ``unique``)
+        and its statistics (cardinality and pages only where readily available if
+        ``quick``). Rows: table_cat, table_schem, table_name, non_unique, index_qualifier,
+        index_name, type, ordinal_position, column_name, asc_or_desc, cardinality, pages,
+        filter_condition."""
+        return self._catalog(
+            "statistics", catalog, schema, table, options=[bool(unique), bool(quick)]
+        )
+
+    def rowIdColumns(  # noqa: N802 - pyodbc's name
+        self,
+        table: str,
+        catalog: str | None = None,
+        schema: str | None = None,
+        nullable: bool = True,
+    ) -> Cursor:
+        """Runs ``SQLSpecialColumns(SQL_BEST_ROWID)``: the columns that identify a row of
+        ``table``. Rows: scope, column_name, data_type, type_name, column_size, buffer_length,
+        decimal_digits, pseudo_column."""
+        return self._catalog(
+            "rowIdColumns", catalog, schema, table, options=[bool(nullable)]
+        )
+
+    def rowVerColumns(  # noqa: N802 - pyodbc's name
+        self,
+        table: str,
+        catalog: str | None = None,
+        schema: str | None = None,
+        nullable: bool = True,
+    ) -> Cursor:
+        """Runs ``SQLSpecialColumns(SQL_ROWVER)``: the columns of ``table`` that change whenever
+        a row is updated. Rows as ``rowIdColumns``."""
+        return self._catalog(
+            "rowVerColumns", catalog, schema, table, options=[bool(nullable)]
+        )
+
+    def procedures(
+        self,
+        procedure: str | None = None,
+        catalog: str | None = None,
+        schema: str | None = None,
+    ) -> Cursor:
+        """Runs ``SQLProcedures``. Rows: procedure_cat, procedure_schem, procedure_name,
+        num_input_params, num_output_params, num_result_sets, remarks, procedure_type."""
+        return self._catalog("procedures", catalog, schema, procedure)
+
+    def procedureColumns(  # noqa: N802 - pyodbc's name
+        self,
+        procedure: str | None = None,
+        catalog: str | None = None,
+        schema: str | None = None,
+    ) -> Cursor:
+        """Runs ``SQLProcedureColumns``: the parameters and result columns of procedures."""
+        return self._catalog("procedureColumns", catalog, schema, procedure)
+
+    def getTypeInfo(self, sqlType: int | None = None) -> Cursor:  # noqa: N802, N803 - pyodbc's names
+        """Runs ``SQLGetTypeInfo`` for ``sqlType`` (a ``SQL_*`` type constant; None: all
+        types). Rows: type_name, data_type, column_size, literal_prefix, literal_suffix,
+        create_params, nullable, case_sensitive, searchable, unsigned_attribute,
+        fixed_prec_scale, auto_unique_value, local_type_name, minimum_scale, maximum_scale,
+        sql_data_type, sql_datetime_sub, num_prec_radix, interval_precision."""
+        return self._catalog("getTypeInfo", options=[0 if sqlType is None else int(sqlType)])
+
+    def commit(self) -> None:
+        """Commits the connection's transaction (the work of all its cursors), as pyodbc's."""
+        self._open_connection().commit()
+
+    def rollback(self) -> None:
+        """Rolls back the connection's transaction (the work of all its cursors), as pyodbc's."""
+        self._open_connection().rollback()
+
+    def _open_connection(self) -> _native.Connection:
+        if self.closed:
+            raise ProgrammingError("HY000", "Attempt to use a closed cursor.")
+        return self.connection
 
     def __enter__(self) -> Cursor:
         return self

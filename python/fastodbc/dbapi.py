@@ -14,6 +14,7 @@ __all__ = [
     "ROWID",
     "STRING",
     "Binary",
+    "BinaryNull",
     "Date",
     "DateFromTicks",
     "Time",
@@ -21,6 +22,19 @@ __all__ = [
     "Timestamp",
     "TimestampFromTicks",
 ]
+
+class NullParam:
+    """A NULL parameter of a given SQL type (pyodbc's ``NullParam``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "fastodbc.BinaryNull"
+
+
+#: A NULL parameter bound as binary (SQL_BINARY), where ``None`` would be bound as text: for
+#: drivers that refuse a text NULL in a binary column and cannot describe the parameter.
+BinaryNull = NullParam()
 
 Date = datetime.date
 Time = datetime.time

@@ -16,6 +16,7 @@ __all__ = [
     "InternalError",
     "NotSupportedError",
     "OperationalError",
+    "ParameterTypeError",
     "ProgrammingError",
     "Warning",
 ]
@@ -71,3 +72,9 @@ class ProgrammingError(DatabaseError):
 
 class NotSupportedError(DatabaseError):
     """A method or database API the driver does not support."""
+
+
+class ParameterTypeError(ProgrammingError, TypeError):
+    """``executemany`` was given rows that are not in a sequence, an iterator or a generator (a
+    set, a dict, a string), or a row that is not a sequence of parameters. A
+    ``ProgrammingError`` as in pyodbc, and a ``TypeError`` as Python's own argument checks."""

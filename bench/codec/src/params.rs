@@ -26,15 +26,21 @@ pub(crate) const CASES: &[&str] = &[
 /// takes 10,000, which costs the same per row but 10x the time under callgrind).
 const CHUNK_ROWS: usize = 1000;
 
-/// How parameters are bound on SQLite (sqliteodbc: timestamps as text) and on PostgreSQL;
+/// How parameters are bound on SQLite (sqliteodbc: timestamps and GUIDs as text) and on PostgreSQL;
 /// str parameters are UTF-16 by default on both.
 const SQLITE: BindOptions = BindOptions {
     text: TextEncoding::Utf16,
     timestamp_as_text: true,
+    guid_as_text: true,
+    time_as_varchar: false,
+    refuse_misread_utf16: false,
 };
 const POSTGRESQL: BindOptions = BindOptions {
     text: TextEncoding::Utf16,
     timestamp_as_text: false,
+    time_as_varchar: false,
+    refuse_misread_utf16: false,
+    guid_as_text: false,
 };
 
 /// The Decimal parameter's value from its `str()`, as fastodbc-py's `decimal_param` does.

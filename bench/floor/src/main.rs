@@ -134,7 +134,7 @@ fn main() -> ExitCode {
         }
     };
     let mut info = Vec::new();
-    let conn = match Connection::connect(&args.connect, true, 0, false, &[], &mut info) {
+    let conn = match Connection::connect(&args.connect, true, 0, false, &[], &[], &mut info) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("connect: {e}");

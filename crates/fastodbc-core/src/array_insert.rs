@@ -16,9 +16,11 @@
 
 use std::fmt::Write;
 
-use crate::params::ParamValue;
+use crate::params::{BindOptions, ParamBatch, ParamValue};
 use crate::sqlscan::{pg_identifier_name, InsertTarget};
+use crate::statement::Statement;
 use crate::types::temporal::{format_date, format_time, format_timestamp};
+use crate::types::text::to_utf16;
 
 /// Columns of the INSERT's table in order: name, array type of the column's type (schema
 /// qualified and quoted, so a name like `bit` is not read as `bit(1)`), and the element
@@ -48,6 +50,32 @@ pub struct ArrayInsert {
 }
 
 impl ArrayInsert {
+    /// Looks up the INSERT's column types and prepares its column-array form on `stmt`.
+    /// `None` (the VALUES path then) when the server can't answer the catalog query or a
+    /// column doesn't fit; the statement is left holding either the catalog query or the array
+    /// INSERT.
+    pub fn prepare(
+        stmt: &mut Statement,
+        target: &InsertTarget,
+        markers: usize,
+        opts: BindOptions,
+    ) -> Option<ArrayInsert> {
+        let table = vec![ParamValue::Text(target.table.clone())];
+        let catalog = (|| {
+            stmt.reset();
+            stmt.prepare(&to_utf16(CATALOG_SQL))?;
+            stmt.bind_params(ParamBatch::build(&[table], opts, &[])?)?;
+            stmt.execute()?;
+            let rows = stmt.text_rows();
+            stmt.close_cursor();
+            rows
+        })();
+        let plan = ArrayInsert::plan(target, &catalog.ok()?, markers)?;
+        stmt.reset();
+        stmt.prepare(&to_utf16(&plan.sql)).ok()?;
+        Some(plan)
+    }
+
     /// Plans the statement from the INSERT's target and the rows of `CATALOG_SQL`
     /// (`[name, array type, delimiter]`). `None` when a column can't be matched or typed, or
     /// the column count differs from `markers`: the caller then uses the VALUES path, and the
@@ -142,7 +170,7 @@ fn write_element(out: &mut String, v: &ParamValue) {
         out.push('"');
     };
     match v {
-        ParamValue::Null => {
+        ParamValue::Null | ParamValue::NullBinary => {
             out.push_str("NULL");
             return;
         }
@@ -187,7 +215,10 @@ fn write_element(out: &mut String, v: &ParamValue) {
                 let _ = write!(out, "{byte:02x}");
             }
         }
-        ParamValue::Null | ParamValue::Text(_) | ParamValue::Decimal { .. } => {}
+        ParamValue::Null
+        | ParamValue::NullBinary
+        | ParamValue::Text(_)
+        | ParamValue::Decimal { .. } => {}
     }
     out.push('"');
 }

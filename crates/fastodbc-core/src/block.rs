@@ -217,7 +217,12 @@ impl RowBlock {
                 let len = (ind as usize).min(buf.capacity);
                 Cell::Value(&buf.bytes()[start..start + len])
             } else if ind <= OVERFLOW_MARK {
-                Cell::Value(&self.overflow[(OVERFLOW_MARK - ind) as usize])
+                // Variable-length values' indicators are checked as fetched; a fixed-size
+                // element is whole whatever its indicator says.
+                match self.overflow.get((OVERFLOW_MARK - ind) as usize) {
+                    Some(v) => Cell::Value(v),
+                    None => Cell::Value(buf.element(row)),
+                }
             } else if ind == ffi::SQL_NULL_DATA {
                 Cell::Null
             } else {
@@ -534,6 +539,8 @@ mod tests {
             recoverable: true,
             numbers_as_text: true,
             integers_as_text: false,
+            wide_text_via_getdata: false,
+            wide_text_as_utf8: false,
         };
         let utf8 = Decoding {
             char: TextCodec::Utf8,

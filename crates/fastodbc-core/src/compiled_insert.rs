@@ -15,19 +15,17 @@
 //!
 //! The driver then reports no row count (a query changes no rows, it says), so the count is
 //! `total_changes()` after the rows minus before. That counts rows written by triggers as well,
-//! so the rewrite is used only on tables without triggers (`triggers_sql`).
+//! so the rewrite is used only for an INSERT that fires no trigger (`applies`).
 
-use crate::sqlscan::{name_parts, quoted_identifier, InsertTarget};
+use crate::params::{BindOptions, ParamBatch, ParamValue};
 use crate::statement::Statement;
 use crate::types::text::to_utf16;
 
 /// The prefix that makes sqliteodbc keep the statement compiled.
 const PREFIX: &str = "WITH fastodbc_compiled_once(x) AS (SELECT 1) ";
 
-/// Names of the connection's schemas (`main`, `temp`, attached databases): column 2.
-pub const SCHEMAS_SQL: &str = "PRAGMA database_list";
-
-/// Changes made by INSERT, UPDATE and DELETE statements on this connection so far.
+/// Changes made by INSERT, UPDATE and DELETE statements on this connection so far. It reads
+/// no table, so it starts no read transaction.
 pub const TOTAL_CHANGES_SQL: &str = "SELECT total_changes()";
 
 /// The INSERT as it is prepared: compiled once by sqliteodbc.
@@ -35,35 +33,17 @@ pub fn sql(insert: &str) -> String {
     format!("{PREFIX}{}", insert.trim_start())
 }
 
-/// A query counting the triggers of tables named like the INSERT's target in any of
-/// `schemas` (a same-named table in another schema counts too: the check errs towards the
-/// plain path). `None` when the target's name can't be taken apart.
-pub fn triggers_sql(target: &InsertTarget, schemas: &[String]) -> Option<String> {
-    // The table name is the last dotted part; SQLite keeps an unquoted name as written and
-    // compares it without regard to ASCII case (hence COLLATE NOCASE below).
-    let written = *name_parts(&target.table)?.last()?;
-    let name = quoted_identifier(written)
-        .unwrap_or_else(|| written.to_string())
-        .replace('\'', "''");
-    let mut parts: Vec<String> = schemas
-        .iter()
-        .map(|s| {
-            format!(
-                "SELECT tbl_name FROM \"{}\".sqlite_master WHERE type = 'trigger'",
-                s.replace('"', "\"\"")
-            )
-        })
-        .collect();
-    if parts.is_empty() {
-        return None;
-    }
-    if !schemas.iter().any(|s| s.eq_ignore_ascii_case("temp")) {
-        parts.push("SELECT tbl_name FROM temp.sqlite_master WHERE type = 'trigger'".into());
-    }
-    Some(format!(
-        "SELECT count(*) FROM ({}) WHERE tbl_name = '{name}' COLLATE NOCASE",
-        parts.join(" UNION ALL ")
-    ))
+/// The statement that lists the program SQLite compiles for the INSERT (one row per opcode,
+/// the opcode's name in column 2) without running it.
+fn explain_sql(insert: &str) -> String {
+    format!("EXPLAIN {}", sql(insert))
+}
+
+/// Whether a compiled program (`EXPLAIN` rows) runs a trigger: SQLite compiles each trigger
+/// the statement fires into a sub-program started by the `Program` opcode.
+fn fires_triggers(rows: &[Vec<Option<String>>]) -> bool {
+    rows.iter()
+        .any(|r| r.get(1).and_then(|op| op.as_deref()) == Some("Program"))
 }
 
 /// Runs a query returning one integer in its first row and column.
@@ -80,41 +60,53 @@ pub fn total_changes(stmt: &mut Statement) -> Option<i64> {
     query_int(stmt, TOTAL_CHANGES_SQL)
 }
 
-/// Whether the INSERT may be compiled once: its table has no triggers, and the catalog could
-/// be read. The statement handle is left reset.
-pub fn applies(stmt: &mut Statement, target: &InsertTarget) -> bool {
+/// Whether the INSERT may be compiled once: SQLite compiles it with the prefix, and its
+/// program fires no trigger. `markers` NULLs stand for its parameters (EXPLAIN runs nothing).
+///
+/// The program is read with `EXPLAIN` rather than from `sqlite_master`: reading a table
+/// inside the connection's transaction would hold a shared lock until it ends, and another
+/// connection's COMMIT then waits for it while this one's INSERT waits for that COMMIT (each
+/// gives up with "database is locked"). EXPLAIN reads the schema but keeps no lock, and
+/// answers for the statement as SQLite will run it (temp triggers, attached schemas, case).
+/// The statement handle is left reset.
+pub fn applies(stmt: &mut Statement, insert: &str, markers: usize, opts: BindOptions) -> bool {
     stmt.reset();
-    let schemas = stmt
-        .exec_direct(&to_utf16(SCHEMAS_SQL))
+    let nulls = vec![ParamValue::Null; markers];
+    let program = ParamBatch::build(&[nulls], opts, &[])
+        .and_then(|batch| stmt.bind_params(batch))
+        .and_then(|_| stmt.exec_direct(&to_utf16(&explain_sql(insert))))
         .and_then(|_| stmt.text_rows());
-    stmt.close_cursor();
-    let Ok(rows) = schemas else {
-        return false;
-    };
-    let names: Vec<String> = rows.into_iter().filter_map(|r| r.get(1)?.clone()).collect();
-    triggers_sql(target, &names).is_some_and(|sql| query_int(stmt, &sql) == Some(0))
+    stmt.reset();
+    program.is_ok_and(|rows| !rows.is_empty() && !fires_triggers(&rows))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn target(table: &str) -> InsertTarget {
-        InsertTarget {
-            table: table.into(),
-            columns: None,
-        }
+    fn program(opcodes: &[&str]) -> Vec<Vec<Option<String>>> {
+        opcodes
+            .iter()
+            .enumerate()
+            .map(|(i, op)| vec![Some(i.to_string()), Some(op.to_string())])
+            .collect()
     }
 
     #[test]
-    fn trigger_query_covers_every_schema_and_temp() {
-        let sql =
-            triggers_sql(&target("aux.\"it's\""), &["main".into(), "aux".into()]).expect("query");
-        assert!(sql.contains("FROM \"main\".sqlite_master"));
-        assert!(sql.contains("FROM \"aux\".sqlite_master"));
-        assert!(sql.contains("FROM temp.sqlite_master"));
-        assert!(sql.ends_with("WHERE tbl_name = 'it''s' COLLATE NOCASE"));
-        assert_eq!(triggers_sql(&target("t"), &[]), None);
+    fn a_trigger_is_a_sub_program() {
+        assert!(!fires_triggers(&program(&[
+            "Init",
+            "OpenWrite",
+            "Insert",
+            "Halt"
+        ])));
+        assert!(fires_triggers(&program(&[
+            "Init", "Insert", "Program", "Halt"
+        ])));
+        assert_eq!(
+            explain_sql("INSERT INTO t VALUES (?)"),
+            "EXPLAIN WITH fastodbc_compiled_once(x) AS (SELECT 1) INSERT INTO t VALUES (?)"
+        );
     }
 
     #[test]

@@ -88,7 +88,9 @@ impl Diagnostics {
             records.push(DiagRecord {
                 sqlstate: String::from_utf16_lossy(&state[..5]),
                 native,
-                message: String::from_utf16_lossy(trim_nul(&msg[..len])),
+                // A driver may echo a connection string or a password: never let it through.
+                message: crate::redact::redact(&String::from_utf16_lossy(trim_nul(&msg[..len])))
+                    .into_owned(),
             });
             rec += 1;
             if rec > 100 {

@@ -71,6 +71,7 @@ pub const SQL_LOCK_NO_CHANGE: u16 = 0;
 // Info types used internally.
 pub const SQL_DRIVER_NAME: u16 = 6;
 pub const SQL_DBMS_NAME: u16 = 17;
+pub const SQL_COLLATION_SEQ: u16 = 10004;
 pub const SQL_GETDATA_EXTENSIONS: u16 = 81;
 pub const SQL_GD_BLOCK: u32 = 4;
 pub const SQL_GD_BOUND: u32 = 8;
@@ -304,4 +305,63 @@ extern "system" {
         table: *const u16,
         table_len: i16,
     ) -> SqlReturn;
+    pub fn SQLForeignKeysW(
+        stmt: Handle,
+        pk_catalog: *const u16,
+        pk_catalog_len: i16,
+        pk_schema: *const u16,
+        pk_schema_len: i16,
+        pk_table: *const u16,
+        pk_table_len: i16,
+        fk_catalog: *const u16,
+        fk_catalog_len: i16,
+        fk_schema: *const u16,
+        fk_schema_len: i16,
+        fk_table: *const u16,
+        fk_table_len: i16,
+    ) -> SqlReturn;
+    pub fn SQLStatisticsW(
+        stmt: Handle,
+        catalog: *const u16,
+        catalog_len: i16,
+        schema: *const u16,
+        schema_len: i16,
+        table: *const u16,
+        table_len: i16,
+        unique: u16,
+        reserved: u16,
+    ) -> SqlReturn;
+    pub fn SQLSpecialColumnsW(
+        stmt: Handle,
+        identifier_type: u16,
+        catalog: *const u16,
+        catalog_len: i16,
+        schema: *const u16,
+        schema_len: i16,
+        table: *const u16,
+        table_len: i16,
+        scope: u16,
+        nullable: u16,
+    ) -> SqlReturn;
+    pub fn SQLProceduresW(
+        stmt: Handle,
+        catalog: *const u16,
+        catalog_len: i16,
+        schema: *const u16,
+        schema_len: i16,
+        procedure: *const u16,
+        procedure_len: i16,
+    ) -> SqlReturn;
+    pub fn SQLProcedureColumnsW(
+        stmt: Handle,
+        catalog: *const u16,
+        catalog_len: i16,
+        schema: *const u16,
+        schema_len: i16,
+        procedure: *const u16,
+        procedure_len: i16,
+        column: *const u16,
+        column_len: i16,
+    ) -> SqlReturn;
+    pub fn SQLGetTypeInfoW(stmt: Handle, data_type: i16) -> SqlReturn;
 }

@@ -4,14 +4,20 @@
 
 use std::ops::Range;
 
+use crate::connection::{DriverTraits, NarrowText};
 use crate::diagnostics::{Error, Result};
 use crate::ffi;
+use crate::statement::overread_unit;
+use crate::types::guid;
 use crate::types::temporal::{format_time, format_timestamp};
 
 /// A parameter value, already converted from the caller's object.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ParamValue {
     Null,
+    /// A NULL bound as binary (pyodbc's `BinaryNull`), for drivers that refuse a text NULL in
+    /// a binary column and cannot describe the parameter.
+    NullBinary,
     Bool(bool),
     Int(i64),
     Float(f64),
@@ -48,7 +54,7 @@ pub enum ParamKind {
 impl ParamValue {
     pub fn kind(&self) -> Option<ParamKind> {
         Some(match self {
-            ParamValue::Null => return None,
+            ParamValue::Null | ParamValue::NullBinary => return None,
             ParamValue::Bool(_) => ParamKind::Bool,
             ParamValue::Int(_) => ParamKind::Int,
             ParamValue::Float(_) => ParamKind::Float,
@@ -76,6 +82,34 @@ pub struct BindOptions {
     pub text: TextEncoding,
     /// Send timestamps as `YYYY-MM-DD HH:MM:SS.ffffff` text (see `DriverTraits`).
     pub timestamp_as_text: bool,
+    /// Describe time parameters (always text) as SQL_VARCHAR, not SQL_TYPE_TIME
+    /// (`DriverTraits::time_as_varchar`).
+    pub time_as_varchar: bool,
+    /// Refuse UTF-16 text holding a code unit the driver would read past the value's end
+    /// (`DriverTraits::overreads_wide_text`).
+    pub refuse_misread_utf16: bool,
+    /// Send GUIDs as their 36-character text (see `DriverTraits::guid_as_text`).
+    pub guid_as_text: bool,
+}
+
+impl BindOptions {
+    /// The options for a driver, with str parameters encoded as `text` asks (setencoding),
+    /// except where the driver misreads UTF-16 and its narrow text is UTF-8: UTF-8 then.
+    pub fn for_driver(text: TextEncoding, traits: &DriverTraits) -> BindOptions {
+        let utf8_instead = traits.overreads_wide_text && traits.narrow_text == NarrowText::Utf8;
+        let text = if utf8_instead {
+            TextEncoding::Utf8
+        } else {
+            text
+        };
+        BindOptions {
+            text,
+            timestamp_as_text: traits.timestamp_as_text,
+            time_as_varchar: traits.time_as_varchar,
+            refuse_misread_utf16: traits.overreads_wide_text && text == TextEncoding::Utf16,
+            guid_as_text: traits.guid_as_text,
+        }
+    }
 }
 
 /// Longest text (characters) or binary (bytes) bound as VARCHAR/VARBINARY; longer values are
@@ -195,8 +229,13 @@ fn build_column(
     let n = rows.len();
     let text = opts.text;
     let ts_text = opts.timestamp_as_text;
+    let guid_text = opts.guid_as_text;
     // Describe the column (sizes over all rows), then allocate once and fill.
     let (c_type, sql_type, col_size, digits, elem) = match kind {
+        // As pyodbc binds its BinaryNull.
+        None if rows.iter().any(|r| r[c] == ParamValue::NullBinary) => {
+            (ffi::SQL_C_BINARY, ffi::SQL_BINARY, 1, 0, 8)
+        }
         None => {
             let (t, size, digits) = null_type.unwrap_or((ffi::SQL_VARCHAR, 1, 0));
             (ffi::SQL_C_CHAR, t, size.max(1), digits, 8)
@@ -215,6 +254,7 @@ fn build_column(
             6,
             16,
         ),
+        Some(ParamKind::Guid) if guid_text => (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR, 36, 0, 40),
         Some(ParamKind::Guid) => (ffi::SQL_C_GUID, ffi::SQL_GUID, 16, 0, 16),
         Some(ParamKind::Time) => {
             // Text keeps microseconds; SQL_C_TYPE_TIME has no fraction field.
@@ -227,7 +267,11 @@ fn build_column(
                 .max()
                 .unwrap_or(0);
             let size = if digits > 0 { 15 } else { 8 };
-            (ffi::SQL_C_CHAR, ffi::SQL_TYPE_TIME, size, digits, 16)
+            if opts.time_as_varchar {
+                (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR, size, 0, 16)
+            } else {
+                (ffi::SQL_C_CHAR, ffi::SQL_TYPE_TIME, size, digits, 16)
+            }
         }
         Some(ParamKind::Decimal) => {
             let (mut int_digits, mut scale, mut longest) = (1usize, 0i16, 1usize);
@@ -268,6 +312,28 @@ fn build_column(
                         longest_units = longest_units.max(s.encode_utf16().count());
                     } else {
                         longest_units = longest_units.max(s.chars().count());
+                    }
+                }
+            }
+            if opts.refuse_misread_utf16 {
+                for (i, r) in rows.iter().enumerate() {
+                    if let ParamValue::Text(s) = &r[c] {
+                        if let Some(ch) = s.chars().find(|ch| {
+                            let mut units = [0u16; 2];
+                            ch.encode_utf16(&mut units)
+                                .iter()
+                                .any(|&u| overread_unit(u))
+                        }) {
+                            return Err(Error::Data(format!(
+                                "parameter {} (row {}): the driver would misread {ch:?} \
+                                 (U+{:04X}) in UTF-16 text and store characters past the \
+                                 string's end; send it as UTF-8 (setencoding(encoding='utf-8')) \
+                                 over a UTF-8 connection",
+                                c + 1,
+                                i + 1,
+                                ch as u32
+                            )));
+                        }
                     }
                 }
             }
@@ -339,7 +405,7 @@ fn build_column(
         {
             let out = &mut col.bytes_mut()[start..start + elem];
             len = match &r[c] {
-                ParamValue::Null => continue,
+                ParamValue::Null | ParamValue::NullBinary => continue,
                 ParamValue::Bool(b) => {
                     out[0] = *b as u8;
                     1
@@ -371,6 +437,11 @@ fn build_column(
                         &t.fraction.to_ne_bytes(),
                     ]),
                 ),
+                ParamValue::Guid(g) if guid_text => {
+                    scratch.clear();
+                    guid::format_guid(&mut scratch, g);
+                    put(out, scratch.as_bytes())
+                }
                 ParamValue::Guid(g) => put(
                     out,
                     &packed::<16>(&[
@@ -439,6 +510,9 @@ mod tests {
     const UTF16: BindOptions = BindOptions {
         text: TextEncoding::Utf16,
         timestamp_as_text: false,
+        time_as_varchar: false,
+        refuse_misread_utf16: false,
+        guid_as_text: false,
     };
 
     #[test]
@@ -484,5 +558,24 @@ mod tests {
         ];
         let b = ParamBatch::build(&rows, UTF16, &[]).unwrap();
         assert_eq!((b.columns[0].col_size, b.columns[0].digits), (18, 4));
+    }
+
+    #[test]
+    fn binary_nulls_bind_as_binary_and_win_over_the_description() {
+        let described = Some((ffi::SQL_INTEGER, 10, 0));
+        let rows = vec![vec![ParamValue::Null], vec![ParamValue::NullBinary]];
+        let b = ParamBatch::build(&rows, UTF16, &[described]).unwrap();
+        let col = &b.columns[0];
+        assert_eq!(
+            (col.c_type, col.sql_type),
+            (ffi::SQL_C_BINARY, ffi::SQL_BINARY)
+        );
+        assert_eq!(col.ind, vec![ffi::SQL_NULL_DATA; 2]);
+        let rows = vec![
+            vec![ParamValue::NullBinary],
+            vec![ParamValue::Bytes(vec![1, 2])],
+        ];
+        let b = ParamBatch::build(&rows, UTF16, &[]).unwrap();
+        assert_eq!(b.columns[0].ind, vec![ffi::SQL_NULL_DATA, 2]);
     }
 }

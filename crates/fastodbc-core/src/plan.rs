@@ -114,6 +114,12 @@ pub struct PlanOptions {
     pub numbers_as_text: bool,
     /// Integer columns are fetched as their text (`DriverTraits::integers_as_text`).
     pub integers_as_text: bool,
+    /// Text fetched as SQL_C_WCHAR is read with `SQLGetData`, never bound
+    /// (`DriverTraits::utf16_unreliable`).
+    pub wide_text_via_getdata: bool,
+    /// Text asked for as UTF-16 is fetched as UTF-8 (`DriverTraits::utf16_unreliable`, where the
+    /// narrow text is UTF-8).
+    pub wide_text_as_utf8: bool,
 }
 
 /// Bytes of a number column fetched as text: `-9223372036854775808` or a double with 15
@@ -184,9 +190,13 @@ impl ColumnPlan {
             // A described binary size that is not a limit (SQLite's BLOB is BINARY(255)).
             t = ffi::SQL_LONGVARBINARY;
         }
+        let utf8_for_utf16 = |c: &TextCodec| match c {
+            TextCodec::Utf16 if opts.wide_text_as_utf8 => TextCodec::Utf8,
+            other => other.clone(),
+        };
         let (kind, codec, c_type, elem, long) = match t {
             ffi::SQL_CHAR | ffi::SQL_VARCHAR | ffi::SQL_LONGVARCHAR => {
-                let c = decoding.char.clone();
+                let c = utf8_for_utf16(&decoding.char);
                 let elem = text_elem(&c, size);
                 (
                     Text,
@@ -197,7 +207,7 @@ impl ColumnPlan {
                 )
             }
             ffi::SQL_WCHAR | ffi::SQL_WVARCHAR | ffi::SQL_WLONGVARCHAR => {
-                let c = decoding.wchar.clone();
+                let c = utf8_for_utf16(&decoding.wchar);
                 let elem = text_elem(&c, size);
                 (
                     Text,
@@ -253,12 +263,15 @@ impl ColumnPlan {
             ffi::SQL_GUID => (Guid, None, ffi::SQL_C_GUID, 16, false),
             _ => {
                 // Anything else (intervals, time zones, driver-specific types): its text form.
-                let c = decoding.wchar.clone();
+                let c = utf8_for_utf16(&decoding.wchar);
                 let elem = text_elem(&c, size.max(64));
                 (Text, Some(c.clone()), c.c_type(), elem, false)
             }
         };
-        let streamed = long || elem == 0 || elem > MAX_BOUND_ELEMENT;
+        let streamed = long
+            || elem == 0
+            || elem > MAX_BOUND_ELEMENT
+            || (opts.wide_text_via_getdata && kind == Text && c_type == ffi::SQL_C_WCHAR);
         // Fixed-size C types are laid out at their own size (drivers ignore the buffer length
         // for them in column-wise arrays); variable ones get 8-byte strides.
         let fixed = !is_variable(c_type);
@@ -398,6 +411,8 @@ mod tests {
             recoverable: true,
             numbers_as_text: false,
             integers_as_text: false,
+            wide_text_via_getdata: false,
+            wide_text_as_utf8: false,
         };
         let p = ColumnPlan::choose_with(desc(ffi::SQL_WLONGVARCHAR, 8190), &utf8(), opts);
         assert!(!p.streamed);
@@ -423,12 +438,51 @@ mod tests {
     }
 
     #[test]
+    fn wide_text_streams_where_the_driver_binds_it_wrong() {
+        let opts = PlanOptions {
+            recoverable: true,
+            wide_text_via_getdata: true,
+            ..PlanOptions::default()
+        };
+        let wide = Decoding {
+            char: TextCodec::Utf16,
+            wchar: TextCodec::Utf16,
+        };
+        for (t, size) in [(ffi::SQL_WVARCHAR, 10), (ffi::SQL_WLONGVARCHAR, 1 << 30)] {
+            let p = ColumnPlan::choose_with(desc(t, size), &wide, opts);
+            assert!(p.streamed && !p.may_truncate, "{t} {size}");
+        }
+        // Narrow text and other types keep their bound buffers.
+        let p = ColumnPlan::choose_with(desc(ffi::SQL_WLONGVARCHAR, 1 << 30), &utf8(), opts);
+        assert!(!p.streamed && p.may_truncate);
+        assert!(!ColumnPlan::choose_with(desc(ffi::SQL_INTEGER, 10), &wide, opts).streamed);
+        let as_utf8 = PlanOptions {
+            recoverable: true,
+            wide_text_as_utf8: true,
+            ..PlanOptions::default()
+        };
+        let p = ColumnPlan::choose_with(desc(ffi::SQL_WVARCHAR, 10), &wide, as_utf8);
+        assert_eq!(
+            (p.c_type, p.codec),
+            (ffi::SQL_C_CHAR, Some(TextCodec::Utf8))
+        );
+        let latin1 = Decoding {
+            char: TextCodec::Narrow("latin-1".into()),
+            wchar: TextCodec::Narrow("latin-1".into()),
+        };
+        let p = ColumnPlan::choose_with(desc(ffi::SQL_VARCHAR, 10), &latin1, as_utf8);
+        assert_eq!(p.codec, Some(TextCodec::Narrow("latin-1".into())));
+    }
+
+    #[test]
     fn numbers_as_text_are_variable_and_recoverable() {
         let opts = PlanOptions {
             sizes_unreliable: true,
             recoverable: true,
             numbers_as_text: true,
             integers_as_text: false,
+            wide_text_via_getdata: false,
+            wide_text_as_utf8: false,
         };
         let p = ColumnPlan::choose_with(desc(ffi::SQL_INTEGER, 10), &utf8(), opts);
         assert_eq!((p.kind, p.c_type), (ValueKind::Int, ffi::SQL_C_CHAR));

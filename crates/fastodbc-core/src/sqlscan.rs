@@ -106,22 +106,6 @@ pub fn quoted_identifier(written: &str) -> Option<String> {
     Some(inner.replace("\"\"", "\""))
 }
 
-/// The identifiers of a name as `InsertTarget` keeps it (`schema."t.x"` → `schema`, `"t.x"`),
-/// quotes kept. `None` if it is not a plain dotted name.
-pub fn name_parts(qualified: &str) -> Option<Vec<&str>> {
-    let mut parts = Vec::new();
-    let mut rest = qualified;
-    loop {
-        let (part, after) = identifier(rest)?;
-        parts.push(part);
-        match after.strip_prefix('.') {
-            Some(next) => rest = next,
-            None if after.is_empty() => return Some(parts),
-            None => return None,
-        }
-    }
-}
-
 fn strip_keyword<'a>(s: &'a str, word: &str) -> Option<&'a str> {
     let head = s.get(..word.len())?;
     let rest = &s[word.len()..];
@@ -263,10 +247,7 @@ fn is_word(c: u8) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{
-        count_markers, name_parts, pg_identifier_name, quoted_identifier, InsertTarget,
-        InsertValues,
-    };
+    use super::{count_markers, pg_identifier_name, quoted_identifier, InsertTarget, InsertValues};
 
     #[test]
     fn reads_the_insert_target() {
@@ -298,9 +279,6 @@ mod tests {
         assert_eq!(pg_identifier_name("\"My\"\"Col\""), "My\"Col");
         assert_eq!(quoted_identifier("Plain"), None);
         assert_eq!(quoted_identifier("\"a\"\"b\"").as_deref(), Some("a\"b"));
-        assert_eq!(name_parts("s.\"a.b\".t"), Some(vec!["s", "\"a.b\"", "t"]));
-        assert_eq!(name_parts("t"), Some(vec!["t"]));
-        assert_eq!(name_parts("t."), None);
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! Statements: execute with bound parameter arrays, describe the result once, bind the block,
 //! fetch blocks, stream long values, move to the next result set.
 
+use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::null_mut;
 
 use crate::block::{buffers_fit, column_buffers, ColumnBuffer, RowBlock};
-use crate::connection::{Connection, DriverTraits};
+use crate::connection::{Connection, DriverTraits, NarrowText};
 use crate::diagnostics::{check, DiagRecord, Error, Result};
 use crate::fetch_thread;
 use crate::ffi;
@@ -13,6 +14,9 @@ use crate::params::{NullType, ParamBatch};
 use crate::plan::{
     ColumnDescription, ColumnPlan, Decoding, PlanOptions, ResultPlan, DEFAULT_BLOCK_BYTES,
 };
+
+mod catalog;
+pub use catalog::CatalogFunction;
 
 /// Chunk size of `SQLGetData` reads of long values; grows to the reported total when known.
 const GETDATA_CHUNK: usize = 64 * 1024;
@@ -157,6 +161,13 @@ impl LentFetch {
     pub fn block(&self) -> &RowBlock {
         &self.current
     }
+}
+
+/// A UTF-16 code unit that MariaDB Connector/ODBC 3.1 takes for the first of a surrogate pair
+/// (its low byte is 0xD8-0xDB), reading the unit after it as the pair's second
+/// (`DriverTraits::utf16_unreliable`).
+pub fn overread_unit(unit: u16) -> bool {
+    (unit & 0xFC) == 0xD8
 }
 
 /// Blocks a result must have filled before the next ones are read ahead: a short result
@@ -332,9 +343,28 @@ impl Statement {
 
     /// `SQLPrepareW`.
     pub fn prepare(&mut self, sql: &[u16]) -> Result<()> {
-        // SAFETY: the text buffer outlives the call.
-        let ret = unsafe { ffi::SQLPrepareW(self.h, sql.as_ptr(), sql.len() as i32) };
+        let text = self.wide_text(sql);
+        // SAFETY: the text buffer outlives the call (its length is the caller's text's).
+        let ret = unsafe { ffi::SQLPrepareW(self.h, text.as_ptr(), sql.len() as i32) };
         self.check(ret, "SQLPrepareW").map(|_| ())
+    }
+
+    /// The statement text as the driver must be given it: followed by spaces where it would
+    /// read past its end (`DriverTraits::overreads_wide_text`).
+    fn wide_text<'a>(&self, sql: &'a [u16]) -> Cow<'a, [u16]> {
+        let pad = match self.traits.overreads_wide_text {
+            true => sql.iter().filter(|&&u| overread_unit(u)).count(),
+            false => 0,
+        };
+        if pad == 0 {
+            return Cow::Borrowed(sql);
+        }
+        // The length passed stays the text's own: the driver reads at most `pad` units past
+        // it, spaces that end the statement as it would end without them.
+        let mut padded = Vec::with_capacity(sql.len() + pad);
+        padded.extend_from_slice(sql);
+        padded.resize(sql.len() + pad, u16::from(b' '));
+        Cow::Owned(padded)
     }
 
     pub fn num_params(&mut self) -> Result<usize> {
@@ -441,8 +471,10 @@ impl Statement {
     /// `SQLExecDirectW` with the bound parameters.
     pub fn exec_direct(&mut self, sql: &[u16]) -> Result<bool> {
         self.drop_result();
-        // SAFETY: text outlives the call; bound buffers are alive (self.params).
-        let ret = unsafe { ffi::SQLExecDirectW(self.h, sql.as_ptr(), sql.len() as i32) };
+        let text = self.wide_text(sql);
+        // SAFETY: text outlives the call (its length is the caller's text's); bound buffers
+        // are alive (self.params).
+        let ret = unsafe { ffi::SQLExecDirectW(self.h, text.as_ptr(), sql.len() as i32) };
         let r = self.check(ret, "SQLExecDirectW");
         self.after_execute(r)
     }
@@ -461,36 +493,10 @@ impl Statement {
         r
     }
 
-    /// Runs a catalog function (`SQLTables`, `SQLColumns`, `SQLPrimaryKeys`).
-    pub fn catalog(&mut self, function: CatalogFunction, args: &[Option<Vec<u16>>]) -> Result<()> {
-        self.drop_result();
-        let arg = |i: usize| match args.get(i).and_then(|a| a.as_ref()) {
-            Some(v) => (v.as_ptr(), v.len() as i16),
-            None => (std::ptr::null(), 0i16),
-        };
-        let (a, b, c, d) = (arg(0), arg(1), arg(2), arg(3));
-        // SAFETY: argument buffers outlive the call; null pointers mean "any" per ODBC.
-        let (ret, name) = unsafe {
-            match function {
-                CatalogFunction::Tables => (
-                    ffi::SQLTablesW(self.h, a.0, a.1, b.0, b.1, c.0, c.1, d.0, d.1),
-                    "SQLTablesW",
-                ),
-                CatalogFunction::Columns => (
-                    ffi::SQLColumnsW(self.h, a.0, a.1, b.0, b.1, c.0, c.1, d.0, d.1),
-                    "SQLColumnsW",
-                ),
-                CatalogFunction::PrimaryKeys => (
-                    ffi::SQLPrimaryKeysW(self.h, a.0, a.1, b.0, b.1, c.0, c.1),
-                    "SQLPrimaryKeysW",
-                ),
-            }
-        };
-        self.check(ret, name).map(|_| ())
-    }
-
+    /// `SQLRowCount`; -1 when the driver says nothing (psqlODBC after DROP or ALTER TABLE
+    /// returns success without writing the count).
     pub fn row_count(&mut self) -> Result<i64> {
-        let mut n: ffi::Len = 0;
+        let mut n: ffi::Len = -1;
         // SAFETY: output pointer valid.
         let ret = unsafe { ffi::SQLRowCount(self.h, &mut n) };
         self.check(ret, "SQLRowCount")?;
@@ -595,6 +601,10 @@ impl Statement {
                     recoverable: self.traits.getdata_in_block || self.traits.getdata_bound,
                     numbers_as_text: self.traits.numbers_as_text,
                     integers_as_text: self.traits.integers_as_text,
+                    wide_text_via_getdata: self.traits.utf16_unreliable
+                        && self.traits.narrow_text != NarrowText::Utf8,
+                    wide_text_as_utf8: self.traits.utf16_unreliable
+                        && self.traits.narrow_text == NarrowText::Utf8,
                 },
             ));
         }
@@ -893,7 +903,8 @@ impl Statement {
             let cap = buf.capacity as ffi::Len;
             for row in 0..rows {
                 let ind = rs.block.bound[col].ind[row];
-                if ind > cap || ind == ffi::SQL_NO_TOTAL {
+                if ind > cap || ind < ffi::SQL_NULL_DATA {
+                    check_indicator(ind, &rs.plan.columns[col], row)?;
                     let positioned = traits.getdata_in_block && {
                         // SAFETY: positions the cursor on a fetched row of the current rowset.
                         let ret = unsafe {
@@ -941,8 +952,9 @@ impl Statement {
                 let staged = &rs.staging[col];
                 let ind = staged.ind[0];
                 if staged.variable
-                    && (ind > staged.capacity as ffi::Len || ind == ffi::SQL_NO_TOTAL)
+                    && (ind > staged.capacity as ffi::Len || ind < ffi::SQL_NULL_DATA)
                 {
+                    check_indicator(ind, &rs.plan.columns[col], n)?;
                     let plan = &rs.plan.columns[col];
                     let v = reread_truncated(
                         h,
@@ -963,7 +975,11 @@ impl Statement {
                         "fastodbc: the block holds a streamed column {col} the plan lacks"
                     )));
                 };
-                let v = get_data(h, col, plan.c_type, &mut self.messages)?;
+                let v = if traits.utf16_unreliable && plan.c_type == ffi::SQL_C_WCHAR {
+                    get_wide_checked(h, col, traits.narrow_text, plan, &mut self.messages)?
+                } else {
+                    get_data(h, col, plan.c_type, &mut self.messages)?
+                };
                 streamed_bytes += v.as_ref().map_or(0, |v| v.len());
                 values.push(v);
             }
@@ -1043,13 +1059,6 @@ impl Drop for Statement {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CatalogFunction {
-    Tables,
-    Columns,
-    PrimaryKeys,
-}
-
 /// The error a fetch thread's panic (a bug) becomes.
 fn panicked() -> Error {
     Error::Interface("the fetch reading ahead panicked".into())
@@ -1088,6 +1097,18 @@ fn fetch_next(h: ffi::Handle, messages: &mut Vec<DiagRecord>) -> Result<bool> {
     check(ret, ffi::SQL_HANDLE_STMT, h, "SQLFetch", Some(messages))
 }
 
+/// A variable-length value's indicator below `SQL_NULL_DATA` must be `SQL_NO_TOTAL` (a value
+/// too long to measure); any other is no length at all, and would be read as one.
+fn check_indicator(ind: ffi::Len, plan: &ColumnPlan, row: usize) -> Result<()> {
+    if ind < ffi::SQL_NULL_DATA && ind != ffi::SQL_NO_TOTAL {
+        return Err(Error::Data(format!(
+            "column {:?}, row {row} of the block: the driver reported a length of {ind} bytes",
+            plan.desc.name
+        )));
+    }
+    Ok(())
+}
+
 /// Reads again, whole, a value the driver truncated in its bound buffer, with the cursor on its
 /// row (`reachable`: the driver allows `SQLGetData` there). Anything else is
 /// `Error::Truncated`: a cut value is never returned.
@@ -1112,6 +1133,60 @@ fn reread_truncated(
         }),
     }
 }
+
+/// Reads a SQL_C_WCHAR value from a driver whose UTF-16 conversion may cut it
+/// (`DriverTraits::utf16_unreliable`). The value's length in narrow bytes is asked first,
+/// with a zero-length SQL_C_BINARY read (which leaves the value unread); the UTF-16 text must
+/// take that many bytes in the narrow encoding, or the driver cut it: `Error::Data`, never the
+/// cut text. Where the narrow encoding is not known, the text is returned unchecked.
+fn get_wide_checked(
+    h: ffi::Handle,
+    col: usize,
+    narrow: NarrowText,
+    plan: &ColumnPlan,
+    info: &mut Vec<DiagRecord>,
+) -> Result<Option<Vec<u8>>> {
+    let mut probe = [0u8; 1];
+    let mut narrow_len: ffi::Len = 0;
+    // SAFETY: a zero-length read into a valid one-byte buffer; only the length is written.
+    let ret = unsafe {
+        ffi::SQLGetData(
+            h,
+            (col + 1) as u16,
+            ffi::SQL_C_BINARY,
+            probe.as_mut_ptr() as *mut _,
+            0,
+            &mut narrow_len,
+        )
+    };
+    if ret != ffi::SQL_SUCCESS && ret != ffi::SQL_SUCCESS_WITH_INFO {
+        check(ret, ffi::SQL_HANDLE_STMT, h, "SQLGetData", None)?;
+    }
+    if narrow_len == ffi::SQL_NULL_DATA {
+        return Ok(None);
+    }
+    let Some(wide) = get_data(h, col, ffi::SQL_C_WCHAR, info)? else {
+        return Ok(None);
+    };
+    let units = wide
+        .chunks_exact(2)
+        .map(|u| u16::from_ne_bytes([u[0], u[1]]));
+    if let (Ok(stored), Some(converted)) = (usize::try_from(narrow_len), narrow.len_of_utf16(units))
+    {
+        if stored != converted {
+            return Err(Error::Data(format!(
+                "column {:?}: the driver's UTF-16 text covers {converted} of the value's \
+                 {stored} bytes (its conversion stops at NUL and miscounts characters such as \
+                 'Ø'); fetch the column as SQL_C_CHAR in the connection's encoding (setdecoding)",
+                plan.desc.name
+            )));
+        }
+    }
+    Ok(Some(wide))
+}
+
+/// The largest read `get_data` asks for at once (more follows in further reads).
+const MAX_GETDATA_CHUNK: usize = 64 << 20;
 
 /// Reads a whole value with `SQLGetData`, in chunks. `None` for NULL.
 fn get_data(
@@ -1143,6 +1218,15 @@ fn get_data(
             )
         };
         match ret {
+            ffi::SQL_NO_DATA if start == 0 => {
+                // An empty value is SQL_SUCCESS with length 0 first (every driver here);
+                // SQL_NO_DATA first means the driver counts the value as read already
+                // (MariaDB's after SQLSetPos), not that it is empty.
+                return Err(Error::Data(format!(
+                    "column {}: the driver returned SQL_NO_DATA for a value not read yet",
+                    col + 1
+                )));
+            }
             ffi::SQL_NO_DATA => {
                 out.truncate(start);
                 return Ok(Some(out));
@@ -1151,16 +1235,23 @@ fn get_data(
                 if ind == ffi::SQL_NULL_DATA {
                     return Ok(None);
                 }
+                if ind < 0 && ind != ffi::SQL_NO_TOTAL {
+                    return Err(Error::Data(format!(
+                        "column {}: the driver reported a length of {ind} bytes",
+                        col + 1
+                    )));
+                }
                 let full = ind == ffi::SQL_NO_TOTAL || ind as usize > chunk;
                 if ret == ffi::SQL_SUCCESS_WITH_INFO && full {
                     // 01004: this chunk is full; more follows. Size the next read from the
-                    // total the driver reported, when it did.
+                    // total the driver reported, when it did, up to a bound: a total is the
+                    // driver's word, and a wrong one must not become one huge allocation.
                     out.truncate(start + chunk);
-                    if ind != ffi::SQL_NO_TOTAL {
-                        chunk = (ind as usize - chunk).max(1);
+                    chunk = if ind != ffi::SQL_NO_TOTAL {
+                        (ind as usize - chunk).clamp(1, MAX_GETDATA_CHUNK)
                     } else {
-                        chunk = chunk.saturating_mul(2).min(64 << 20);
-                    }
+                        chunk.saturating_mul(2).min(MAX_GETDATA_CHUNK)
+                    };
                     continue;
                 }
                 if ret == ffi::SQL_SUCCESS_WITH_INFO {

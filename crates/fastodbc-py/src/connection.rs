@@ -98,22 +98,24 @@ impl Connection {
     }
 }
 
+/// A connection attribute's value: an integer, text or bytes.
+fn attr_value(v: &Bound<'_, PyAny>) -> PyResult<AttrValue> {
+    Ok(if let Ok(i) = v.extract::<i64>() {
+        AttrValue::Int(i)
+    } else if let Ok(s) = v.downcast::<PyString>() {
+        AttrValue::Text(s.to_str()?.to_owned())
+    } else if let Ok(b) = v.downcast::<PyBytes>() {
+        AttrValue::Bytes(b.as_bytes().to_vec())
+    } else {
+        AttrValue::Bytes(v.extract()?)
+    })
+}
+
 fn parse_attrs(attrs: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(i32, AttrValue)>> {
     let mut out = Vec::new();
     if let Some(d) = attrs {
         for (k, v) in d.iter() {
-            let key: i32 = k.extract()?;
-            let value = if let Ok(i) = v.extract::<i64>() {
-                AttrValue::Int(i)
-            } else if let Ok(s) = v.downcast::<PyString>() {
-                AttrValue::Text(s.to_str()?.to_owned())
-            } else if let Ok(b) = v.downcast::<PyBytes>() {
-                AttrValue::Bytes(b.as_bytes().to_vec())
-            } else {
-                let b: Vec<u8> = v.extract()?;
-                AttrValue::Bytes(b)
-            };
-            out.push((key, value));
+            out.push((k.extract()?, attr_value(&v)?));
         }
     }
     Ok(out)
@@ -129,9 +131,11 @@ fn parse_codec(kind: &str, name: &str) -> TextCodec {
 
 #[pymethods]
 impl Connection {
-    /// Connects with a complete ODBC connection string (the Python layer builds it).
+    /// Connects with a complete ODBC connection string (the Python layer builds it). The values
+    /// of the attributes named in `secret_attributes` (and of PWD / Password) never appear in a
+    /// message.
     #[new]
-    #[pyo3(signature = (connstring, autocommit=false, timeout=0, readonly=false, attrs_before=None))]
+    #[pyo3(signature = (connstring, autocommit=false, timeout=0, readonly=false, attrs_before=None, secret_attributes=Vec::new()))]
     fn new(
         py: Python<'_>,
         connstring: String,
@@ -139,6 +143,7 @@ impl Connection {
         timeout: u32,
         readonly: bool,
         attrs_before: Option<&Bound<'_, PyDict>>,
+        secret_attributes: Vec<String>,
     ) -> PyResult<Self> {
         let attrs = parse_attrs(attrs_before)?;
         let mut info = Vec::new();
@@ -150,6 +155,7 @@ impl Connection {
                     timeout,
                     readonly,
                     &attrs,
+                    &secret_attributes,
                     &mut info,
                 )
             })
@@ -165,7 +171,13 @@ impl Connection {
                 char: text.clone(),
                 wchar: text,
             },
-            encoding: TextEncoding::Utf16,
+            // Where the driver misreads UTF-16 and its narrow text is UTF-8, parameters go as
+            // UTF-8 (`BindOptions::for_driver`); getencoding says so.
+            encoding: if traits.overreads_wide_text && traits.narrow_is_utf8 {
+                TextEncoding::Utf8
+            } else {
+                TextEncoding::Utf16
+            },
             refuse_nul: traits.truncates_at_nul,
             block_bytes: DEFAULT_BLOCK_BYTES,
             read_ahead: true,
@@ -230,6 +242,22 @@ impl Connection {
         self.with_conn(py, |c| c.set_autocommit(value))?;
         self.autocommit.store(value, Ordering::Release);
         self.shared.txn_dirty.store(false, Ordering::Release);
+        Ok(())
+    }
+
+    /// `SQLSetConnectAttr`: sets connection attribute `attr` to an integer (as pyodbc), text or
+    /// bytes. Setting SQL_ATTR_AUTOCOMMIT this way updates `autocommit` too.
+    fn set_attr(&self, py: Python<'_>, attr: i32, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let value = attr_value(value)?;
+        let autocommit = match (attr, &value) {
+            (fastodbc_core::ffi::SQL_ATTR_AUTOCOMMIT, AttrValue::Int(v)) => Some(*v != 0),
+            _ => None,
+        };
+        self.with_conn(py, |c| c.set_attr(attr, &value))?;
+        if let Some(on) = autocommit {
+            self.autocommit.store(on, Ordering::Release);
+            self.shared.txn_dirty.store(false, Ordering::Release);
+        }
         Ok(())
     }
 

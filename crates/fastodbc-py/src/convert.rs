@@ -4,6 +4,7 @@
 use fastodbc_core::types::numeric::NumberText;
 use fastodbc_core::types::{guid, temporal};
 use fastodbc_core::{Cell, ColumnPlan, RowBlock, TextCodec, ValueKind};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{
@@ -53,10 +54,16 @@ pub fn py_types(py: Python<'_>) -> PyResult<&PyTypes> {
     })
 }
 
-/// The Python type a column's values have (`description[i][1]`, as pyodbc reports it).
-pub fn type_code<'py>(py: Python<'py>, kind: ValueKind) -> PyResult<Bound<'py, PyType>> {
+/// The Python type a column's values have (`description[i][1]`, as pyodbc reports it); GUIDs
+/// are `str` unless `native_uuid`.
+pub fn type_code<'py>(
+    py: Python<'py>,
+    kind: ValueKind,
+    native_uuid: bool,
+) -> PyResult<Bound<'py, PyType>> {
     let t = py_types(py)?;
     let ty = match kind {
+        ValueKind::Guid if !native_uuid => &t.str_,
         ValueKind::Text => &t.str_,
         // pyodbc reports bytearray for binary columns (their values are bytes).
         ValueKind::Binary => &t.bytearray,
@@ -94,6 +101,8 @@ pub enum Converter {
     Time,
     Timestamp,
     Guid,
+    /// A GUID as upper-case text (`fastodbc.native_uuid = False`, as pyodbc's).
+    GuidText,
     /// A user's output converter, given the raw bytes of the value.
     User(PyObject),
 }
@@ -108,7 +117,9 @@ impl Converter {
         )
     }
 
-    pub fn for_column(plan: &ColumnPlan, user: Option<PyObject>) -> Converter {
+    /// The converter of a column: the user's output converter for its SQL type if there is
+    /// one, else the built-in one for its kind (GUIDs as `str` unless `native_uuid`).
+    pub fn for_column(plan: &ColumnPlan, user: Option<PyObject>, native_uuid: bool) -> Converter {
         if let Some(f) = user {
             return Converter::User(f);
         }
@@ -128,7 +139,8 @@ impl Converter {
             ValueKind::Date => Converter::Date,
             ValueKind::Time => Converter::Time,
             ValueKind::Timestamp => Converter::Timestamp,
-            ValueKind::Guid => Converter::Guid,
+            ValueKind::Guid if native_uuid => Converter::Guid,
+            ValueKind::Guid => Converter::GuidText,
         }
     }
 
@@ -212,17 +224,20 @@ impl Converter {
                 .unbind(),
             Converter::Binary => PyBytes::new(py, b).into_any().unbind(),
             Converter::Bool => {
-                let v = *b.first().ok_or_else(|| bad("bit"))?;
-                PyBool::new(py, v != 0).to_owned().into_any().unbind()
+                let bit = *b.first().ok_or_else(|| bad("bit"))?;
+                PyBool::new(py, bit != 0).to_owned().into_any().unbind()
             }
             Converter::Int => {
-                let v = i64::from_ne_bytes(fixed(b).ok_or_else(|| bad("integer"))?);
+                let v = int_of_width(b).ok_or_else(|| bad("integer"))?;
                 v.into_pyobject(py)?.into_any().unbind()
             }
             Converter::IntText => number_object(py, NumberText::integer(b), b, column)?,
             Converter::FloatText => number_object(py, NumberText::float(b), b, column)?,
             Converter::Float => {
-                let v = f64::from_ne_bytes(fixed(b).ok_or_else(|| bad("double"))?);
+                let v = match b.len() {
+                    4 => f32::from_ne_bytes(b.try_into().map_err(|_| bad("real"))?) as f64,
+                    _ => f64::from_ne_bytes(b.try_into().map_err(|_| bad("double"))?),
+                };
                 PyFloat::new(py, v).into_any().unbind()
             }
             Converter::Decimal => {
@@ -232,17 +247,28 @@ impl Converter {
                 py_types(py)?.decimal.bind(py).call1((s,))?.unbind()
             }
             Converter::Date => {
-                let d = temporal::read_date(&fixed::<6>(b).ok_or_else(|| bad("date"))?);
-                PyDate::new(py, d.year as i32, d.month as u8, d.day as u8)?
-                    .into_any()
-                    .unbind()
+                if b.len() < 6 {
+                    return Err(bad("date"));
+                }
+                let d = temporal::read_date(b);
+                let text = || format!("{}-{:02}-{:02}", d.year, d.month, d.day);
+                match (u8::try_from(d.month), u8::try_from(d.day)) {
+                    (Ok(month), Ok(day)) => PyDate::new(py, d.year.into(), month, day),
+                    _ => Err(PyValueError::new_err("month or day out of range")),
+                }
+                .map_err(|e| unrepresentable(py, e, column, text()))?
+                .into_any()
+                .unbind()
             }
             Converter::Time => {
                 let (h, m, s, us) = temporal::parse_time(b).ok_or_else(|| bad("time"))?;
                 PyTime::new(py, h, m, s, us, None)?.into_any().unbind()
             }
             Converter::Timestamp => {
-                let t = temporal::read_timestamp(&fixed::<16>(b).ok_or_else(|| bad("timestamp"))?);
+                if b.len() < 16 {
+                    return Err(bad("timestamp"));
+                }
+                let t = temporal::read_timestamp(b);
                 if !t.fraction.is_multiple_of(1000) {
                     return Err(errors::data_error(
                         py,
@@ -250,22 +276,37 @@ impl Converter {
                         format!("column {column:?}: timestamp has sub-microsecond precision ({} ns), which datetime cannot hold", t.fraction),
                     ));
                 }
-                PyDateTime::new(
-                    py,
-                    t.year as i32,
-                    t.month as u8,
-                    t.day as u8,
-                    t.hour as u8,
-                    t.minute as u8,
-                    t.second as u8,
-                    t.fraction / 1000,
-                    None,
-                )?
+                let text = || {
+                    format!(
+                        "{}-{:02}-{:02} {:02}:{:02}:{:02}",
+                        t.year, t.month, t.day, t.hour, t.minute, t.second
+                    )
+                };
+                let fields = [t.month, t.day, t.hour, t.minute, t.second].map(u8::try_from);
+                match fields {
+                    [Ok(month), Ok(day), Ok(hour), Ok(minute), Ok(second)] => {
+                        let us = t.fraction / 1000;
+                        PyDateTime::new(
+                            py,
+                            t.year.into(),
+                            month,
+                            day,
+                            hour,
+                            minute,
+                            second,
+                            us,
+                            None,
+                        )
+                    }
+                    _ => Err(PyValueError::new_err("field out of range")),
+                }
+                .map_err(|e| unrepresentable(py, e, column, text()))?
                 .into_any()
                 .unbind()
             }
+            Converter::Guid | Converter::GuidText if b.len() < 16 => return Err(bad("GUID")),
             Converter::Guid => {
-                let raw = guid::guid_to_rfc_bytes(&fixed::<16>(b).ok_or_else(|| bad("GUID"))?);
+                let raw = guid::guid_to_rfc_bytes(b);
                 let kwargs = PyDict::new(py);
                 kwargs.set_item("bytes", PyBytes::new(py, &raw))?;
                 py_types(py)?
@@ -274,16 +315,42 @@ impl Converter {
                     .call((), Some(&kwargs))?
                     .unbind()
             }
+            Converter::GuidText => {
+                let text = guid::guid_text(&guid::guid_to_rfc_bytes(b));
+                // The text is ASCII hex digits and dashes.
+                PyString::new(py, std::str::from_utf8(&text).map_err(|_| bad("GUID"))?)
+                    .into_any()
+                    .unbind()
+            }
             Converter::User(f) => f.bind(py).call1((PyBytes::new(py, b),))?.unbind(),
         })
     }
 }
 
-/// The first `N` bytes of a fixed-size C type's value; `None` when the driver reported it
-/// shorter (a length indicator it did not fill as the type says).
-#[inline]
-fn fixed<const N: usize>(b: &[u8]) -> Option<[u8; N]> {
-    b.get(..N)?.try_into().ok()
+/// An integer cell: SQL_C_SBIGINT's 8 bytes, or fewer where the driver wrote the column's own
+/// narrower integer and said so in the length (MariaDB Connector/ODBC 3.1 does for the
+/// SMALLINT columns of its catalog results, `getTypeInfo`'s among them).
+fn int_of_width(b: &[u8]) -> Option<i64> {
+    Some(match *b {
+        [x] => x as i8 as i64,
+        [_, _] => i16::from_ne_bytes(b.try_into().ok()?) as i64,
+        [_, _, _, _] => i32::from_ne_bytes(b.try_into().ok()?) as i64,
+        _ => i64::from_ne_bytes(b.try_into().ok()?),
+    })
+}
+
+/// A date or timestamp from the driver that `datetime` cannot hold (year 0 or past 9999, month
+/// or day 0: MariaDB stores them; psqlODBC sends `-infinity` as year -9999) is a `DataError`
+/// at its row, not the `ValueError` of Python's constructor.
+fn unrepresentable(py: Python<'_>, e: PyErr, column: &str, value: String) -> PyErr {
+    if !e.is_instance_of::<PyValueError>(py) {
+        return e;
+    }
+    errors::data_error(
+        py,
+        "22008",
+        format!("column {column:?}: {value} is not a date datetime can hold ({e})"),
+    )
 }
 
 /// A number column's value read from its text: the number, or the text itself.

@@ -10,6 +10,7 @@ use fastodbc_core::array_insert::{self, ArrayInsert};
 use fastodbc_core::compiled_insert;
 use fastodbc_core::params::{split_runs, NullType};
 use fastodbc_core::sqlscan::{count_markers, InsertValues};
+use fastodbc_core::statement::overread_unit;
 use fastodbc_core::types::text::to_utf16;
 use fastodbc_core::{BindOptions, CatalogFunction, LentFetch, ParamBatch, ParamValue, Statement};
 use pyo3::prelude::*;
@@ -19,7 +20,8 @@ use crate::cancel::{closed_cursor, CursorShared};
 use crate::connection::{lock, Connection, Settings};
 use crate::convert::{type_code, Converter};
 use crate::errors::{self, IntoPyResult};
-use crate::params::to_param;
+use crate::flags::ModuleFlags;
+use crate::params::{check_param_row, to_param};
 use crate::row::{new_row, ColumnMap};
 
 /// Rows converted from Python objects before they are sent as one parameter array; also the
@@ -237,12 +239,14 @@ impl Cursor {
         let stmt = self.statement(py, st)?;
         let rowcount = stmt.row_count().unwrap_or(-1);
         let decoding = &settings.decoding;
+        let flags = ModuleFlags::read(py);
+        let lowercase = lowercase || flags.lowercase;
         let has_result = py
             .allow_threads(|| stmt.open_result(decoding, settings.block_bytes, lowercase))
             .py(py)?;
         let messages = message_tuples(&stmt.messages);
         let view = match (has_result, stmt.result.as_ref()) {
-            (true, Some(rs)) => Some(self.result_view(py, rs, settings.read_ahead)?),
+            (true, Some(rs)) => Some(self.result_view(py, rs, settings.read_ahead, flags)?),
             _ => None,
         };
         st.messages = messages;
@@ -257,6 +261,7 @@ impl Cursor {
         py: Python<'_>,
         rs: &fastodbc_core::statement::ResultSet,
         read_ahead: bool,
+        flags: ModuleFlags,
     ) -> PyResult<ResultView> {
         let user = lock(py, &self.conn().shared.converters);
         let mut converters = Vec::with_capacity(rs.plan.columns.len());
@@ -264,14 +269,14 @@ impl Cursor {
         let mut desc = Vec::with_capacity(rs.plan.columns.len());
         for c in &rs.plan.columns {
             let user_fn = user.get(&c.desc.sql_type).map(|f| f.clone_ref(py));
-            converters.push(Converter::for_column(c, user_fn));
+            converters.push(Converter::for_column(c, user_fn, flags.native_uuid));
             names.push(c.desc.name.clone());
             let d = &c.desc;
             desc.push(PyTuple::new(
                 py,
                 [
                     PyString::new(py, &d.name).into_any(),
-                    type_code(py, c.kind)?.into_any(),
+                    type_code(py, c.kind, flags.native_uuid)?.into_any(),
                     py.None().into_bound(py),
                     d.size.into_pyobject(py)?.into_any(),
                     d.size.into_pyobject(py)?.into_any(),
@@ -335,10 +340,7 @@ impl Cursor {
         self.apply_timeout(py, st)?;
         let stmt = self.statement(py, st)?;
         let sql16 = to_utf16(sql);
-        let opts = BindOptions {
-            text: settings.encoding,
-            timestamp_as_text: stmt.traits().timestamp_as_text,
-        };
+        let opts = BindOptions::for_driver(settings.encoding, &stmt.traits());
         // Direct execution (one round trip), unless the transaction holds changes and the
         // driver would lose them to a syntax error in a direct statement
         // (`DriverTraits::prepare_always`, psqlODBC).
@@ -397,15 +399,15 @@ impl Cursor {
         let stmt = self.statement(py, st)?;
         let traits = stmt.traits();
         let few_rows = seq.len().is_ok_and(|n| n < array_insert::MIN_ROWS);
+        let opts = BindOptions::for_driver(settings.encoding, &traits);
         // sqliteodbc: compile the INSERT once (see `compiled_insert`); the row count is then
         // `total_changes()` after minus before.
         let changes_before = match (traits.compiles_with_once && !few_rows, markers) {
             (true, Some(m)) => InsertValues::parse(sql)
-                .filter(|s| s.markers == m)
-                .and_then(|s| s.target)
-                .and_then(|target| {
+                .filter(|s| s.markers == m && s.target.is_some())
+                .and_then(|_| {
                     py.allow_threads(|| {
-                        if !compiled_insert::applies(stmt, &target) {
+                        if !compiled_insert::applies(stmt, sql, m, opts) {
                             return None;
                         }
                         let before = compiled_insert::total_changes(stmt)?;
@@ -435,16 +437,13 @@ impl Cursor {
             Some(shape) => (0..shape.markers).map(|i| stmt.describe_param(i)).collect(),
             None => Vec::new(),
         };
-        let opts = BindOptions {
-            text: settings.encoding,
-            timestamp_as_text: traits.timestamp_as_text,
-        };
+        let opts = BindOptions::for_driver(settings.encoding, &traits);
         let target = rewrite
             .as_ref()
             .and_then(|shape| shape.target.as_ref().map(|t| (t, shape.markers)))
             .filter(|_| !few_rows && traits.column_array_inserts);
         let arrays = target.and_then(|(target, markers)| {
-            py.allow_threads(|| plan_array_insert(stmt, target, markers, opts))
+            py.allow_threads(|| ArrayInsert::prepare(stmt, target, markers, opts))
         });
         // After the catalog query the statement holds it or the array INSERT: the VALUES path
         // then prepares its own text before its first chunk.
@@ -464,6 +463,7 @@ impl Cursor {
             let mut bytes = 0usize;
             for item in iter.by_ref() {
                 let item = item?;
+                check_param_row(py, &item, row_index)?;
                 let mut row = Vec::new();
                 for (i, p) in item.try_iter()?.enumerate() {
                     let v = to_param(py, &p?, i, settings.refuse_nul)?;
@@ -823,6 +823,7 @@ impl Cursor {
         sql: &str,
         seq_of_parameters: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
+        crate::params::check_param_rows(py, seq_of_parameters)?;
         self.executemany_impl(py, sql, seq_of_parameters)
     }
 
@@ -914,25 +915,23 @@ impl Cursor {
         self.shared.cancel.cancel(py)
     }
 
-    /// Runs a catalog function; `kind` is "tables", "columns" or "primaryKeys".
-    #[pyo3(signature = (kind, *args))]
+    /// Runs the catalog function of pyodbc's cursor method `kind` ("tables", "statistics",
+    /// ...): text arguments in ODBC's order, integer `options` in the method's
+    /// (`CatalogFunction::from_method`).
+    #[pyo3(signature = (kind, *args, options=Vec::new()))]
     fn _catalog<'py>(
         slf: &Bound<'py, Self>,
         kind: &str,
         args: Vec<Option<String>>,
+        options: Vec<i64>,
     ) -> PyResult<Bound<'py, Self>> {
         let py = slf.py();
         let this = slf.get();
-        let function = match kind {
-            "tables" => CatalogFunction::Tables,
-            "columns" => CatalogFunction::Columns,
-            "primaryKeys" => CatalogFunction::PrimaryKeys,
-            _ => {
-                return Err(errors::programming(
-                    py,
-                    format!("unknown catalog function {kind}"),
-                ))
-            }
+        let Some(function) = CatalogFunction::from_method(kind, &options) else {
+            return Err(errors::programming(
+                py,
+                format!("unknown catalog function {kind} or options {options:?}"),
+            ));
         };
         let settings = this.settings(py);
         let mut guard = this.state(py)?;
@@ -942,6 +941,20 @@ impl Cursor {
         this.shared.cancel.clear_request();
         let stmt = this.statement(py, st)?;
         let wide: Vec<Option<Vec<u16>>> = args.iter().map(|a| a.as_deref().map(to_utf16)).collect();
+        // A name the driver would read past (`DriverTraits::overreads_wide_text`) would be
+        // looked up with one more character per such unit: nothing, or another object, found.
+        if stmt.traits().overreads_wide_text
+            && wide.iter().flatten().flatten().any(|&u| overread_unit(u))
+        {
+            return Err(errors::db_error(
+                py,
+                "NotSupportedError",
+                "HYC00",
+                "this driver misreads catalog names holding the characters U+xxD8-U+xxDB \
+                 (MariaDB Connector/ODBC 3.1); query information_schema instead"
+                    .into(),
+            ));
+        }
         py.allow_threads(|| {
             stmt.reset();
             stmt.catalog(function, &wide)
@@ -1029,29 +1042,4 @@ impl Cursor {
     fn closed(&self) -> bool {
         self.shared.is_closed() || self.conn().shared.closed.load(Ordering::Acquire)
     }
-}
-
-/// Looks up the INSERT's column types and prepares its column-array form (`ArrayInsert`).
-/// `None` (the VALUES path then) when the server can't answer the catalog query or a column
-/// doesn't fit; the statement is left holding either the catalog query or the array INSERT.
-fn plan_array_insert(
-    stmt: &mut Statement,
-    target: &fastodbc_core::sqlscan::InsertTarget,
-    markers: usize,
-    opts: BindOptions,
-) -> Option<ArrayInsert> {
-    let table = vec![ParamValue::Text(target.table.clone())];
-    let catalog = (|| {
-        stmt.reset();
-        stmt.prepare(&to_utf16(array_insert::CATALOG_SQL))?;
-        stmt.bind_params(ParamBatch::build(&[table], opts, &[])?)?;
-        stmt.execute()?;
-        let rows = stmt.text_rows();
-        stmt.close_cursor();
-        rows
-    })();
-    let plan = ArrayInsert::plan(target, &catalog.ok()?, markers)?;
-    stmt.reset();
-    stmt.prepare(&to_utf16(&plan.sql)).ok()?;
-    Some(plan)
 }

@@ -30,8 +30,39 @@ pub fn class_for_sqlstate(state: &str) -> &'static str {
     }
 }
 
+/// Failures a MySQL-family client library (MariaDB Connector/ODBC 3.1) reports under a
+/// SQLSTATE that hides what happened, told apart by its native error: (the driver's SQLSTATE,
+/// native errors, the SQLSTATE raised). All three are OperationalError.
+const MYSQL_RESTATED: &[(&str, &[i32], &str)] = &[
+    // CR_CONNECTION_ERROR, CR_CONN_HOST_ERROR, CR_UNKNOWN_HOST: the server can't be reached
+    // (the driver maps only a connection lost later, 2006 / 2013, to 08S01).
+    ("HY000", &[2002, 2003, 2005], "08001"),
+    // ER_QUERY_INTERRUPTED: cancel() or KILL QUERY (the server's 70100, which the driver
+    // calls "Server declined cancel request").
+    ("HY018", &[1317], "HY008"),
+    // ER_STATEMENT_TIMEOUT: the server's max_statement_time expired.
+    ("HY018", &[1969], "HYT00"),
+];
+
+/// The SQLSTATE to raise instead of the driver's, for the failures of `MYSQL_RESTATED`.
+fn restated(e: &Error) -> Option<&'static str> {
+    let Error::Odbc { diagnostics, .. } = e else {
+        return None;
+    };
+    let state = diagnostics.sqlstate();
+    MYSQL_RESTATED.iter().find_map(|(from, natives, to)| {
+        (state == *from
+            && diagnostics
+                .records
+                .iter()
+                .any(|r| natives.contains(&r.native)))
+        .then_some(*to)
+    })
+}
+
 fn class_name(e: &Error) -> &'static str {
     match e {
+        _ if restated(e).is_some() => "OperationalError",
         // A connect that fails with only a warning-class record (the driver manager's "can't
         // open lib") is an interface problem.
         Error::Odbc {
@@ -57,8 +88,13 @@ fn errors_module(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
         .map(|m| m.bind(py))
 }
 
-/// Builds the DB-API exception named `class` with pyodbc's `(sqlstate, message)` args.
+/// Builds the DB-API exception named `class` with pyodbc's `(sqlstate, message)` args, any
+/// registered secret redacted from the message (`fastodbc_core::redact`).
 pub fn db_error(py: Python<'_>, class: &str, sqlstate: &str, message: String) -> PyErr {
+    let message = match fastodbc_core::redact::redact(&message) {
+        std::borrow::Cow::Borrowed(_) => message,
+        std::borrow::Cow::Owned(redacted) => redacted,
+    };
     match errors_module(py).and_then(|m| m.getattr(class)) {
         Ok(cls) => match cls.call1((sqlstate, message)) {
             Ok(inst) => PyErr::from_value(inst),
@@ -69,7 +105,8 @@ pub fn db_error(py: Python<'_>, class: &str, sqlstate: &str, message: String) ->
 }
 
 pub fn to_py(py: Python<'_>, e: Error) -> PyErr {
-    db_error(py, class_name(&e), e.sqlstate(), e.to_string())
+    let sqlstate = restated(&e).unwrap_or(e.sqlstate());
+    db_error(py, class_name(&e), sqlstate, e.to_string())
 }
 
 pub fn programming(py: Python<'_>, message: impl Into<String>) -> PyErr {

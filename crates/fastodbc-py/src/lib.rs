@@ -6,6 +6,7 @@ mod connection;
 mod convert;
 mod cursor;
 mod errors;
+mod flags;
 mod floor;
 mod info;
 mod params;

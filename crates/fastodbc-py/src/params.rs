@@ -5,9 +5,10 @@ use fastodbc_core::ffi::{SqlDate, SqlTimestamp};
 use fastodbc_core::types::{guid, numeric};
 use fastodbc_core::ParamValue;
 use pyo3::prelude::*;
+use pyo3::sync::GILOnceCell;
 use pyo3::types::{
-    PyBool, PyByteArray, PyBytes, PyDate, PyDateAccess, PyDateTime, PyFloat, PyInt, PyMemoryView,
-    PyString, PyTime, PyTimeAccess, PyTuple,
+    PyBool, PyByteArray, PyBytes, PyDate, PyDateAccess, PyDateTime, PyFloat, PyInt, PyList,
+    PyMemoryView, PyString, PyTime, PyTimeAccess, PyTuple,
 };
 
 use crate::convert::py_types;
@@ -108,6 +109,9 @@ pub fn to_param(
         let raw: [u8; 16] = obj.getattr("bytes")?.extract()?;
         return Ok(ParamValue::Guid(guid::guid_from_rfc_bytes(&raw)));
     }
+    if obj.is(binary_null(py)?) {
+        return Ok(ParamValue::NullBinary);
+    }
     Err(errors::programming(
         py,
         format!(
@@ -152,4 +156,69 @@ fn not_numeric(py: Python<'_>, obj: &Bound<'_, PyAny>, index: usize) -> PyErr {
         "22003",
         format!("parameter {index}: {shown} cannot be stored in a SQL numeric"),
     )
+}
+
+static BINARY_NULL: GILOnceCell<PyObject> = GILOnceCell::new();
+
+/// `fastodbc.BinaryNull`: a NULL parameter bound as binary.
+fn binary_null(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    BINARY_NULL
+        .get_or_try_init(py, || {
+            Ok::<_, PyErr>(py.import("fastodbc.dbapi")?.getattr("BinaryNull")?.unbind())
+        })
+        .map(|o| o.bind(py))
+}
+
+/// Text and bytes are sequences whose items would each become a parameter: never rows.
+fn is_string_like(obj: &Bound<'_, PyAny>) -> bool {
+    obj.is_instance_of::<PyString>()
+        || obj.is_instance_of::<PyBytes>()
+        || obj.is_instance_of::<PyByteArray>()
+}
+
+fn parameter_type_error(py: Python<'_>, message: String) -> PyErr {
+    errors::db_error(py, "ParameterTypeError", "HY000", message)
+}
+
+/// executemany's rows must come in order: a sequence (list, tuple, ...), an iterator or a
+/// generator. A set or a dict would send them in an arbitrary order, a string one row per
+/// character: `ParameterTypeError` (a ProgrammingError, as in pyodbc, and a TypeError).
+pub fn check_param_rows(py: Python<'_>, seq: &Bound<'_, PyAny>) -> PyResult<()> {
+    if seq.is_instance_of::<PyList>() || seq.is_instance_of::<PyTuple>() {
+        return Ok(());
+    }
+    // SAFETY: plain type checks on a live object with the GIL held.
+    let sequence = unsafe { pyo3::ffi::PySequence_Check(seq.as_ptr()) } == 1;
+    let iterator = unsafe { pyo3::ffi::PyIter_Check(seq.as_ptr()) } == 1;
+    if (sequence && !is_string_like(seq)) || iterator {
+        return Ok(());
+    }
+    Err(parameter_type_error(
+        py,
+        format!(
+            "The second parameter to executemany must be a sequence, iterator, or generator, \
+             not {}",
+            seq.get_type().name()?
+        ),
+    ))
+}
+
+/// One row of executemany: a sequence of parameters (list, tuple, Row, ...), checked as
+/// `check_param_rows` checks the rows.
+pub fn check_param_row(py: Python<'_>, row: &Bound<'_, PyAny>, index: usize) -> PyResult<()> {
+    if row.is_instance_of::<PyTuple>() || row.is_instance_of::<PyList>() {
+        return Ok(());
+    }
+    // SAFETY: as above.
+    let sequence = unsafe { pyo3::ffi::PySequence_Check(row.as_ptr()) } == 1;
+    if sequence && !is_string_like(row) {
+        return Ok(());
+    }
+    Err(parameter_type_error(
+        py,
+        format!(
+            "Params must be in a list, tuple, or Row: row {index} is a {}",
+            row.get_type().name()?
+        ),
+    ))
 }

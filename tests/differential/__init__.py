@@ -1,0 +1,12 @@
+"""The differential matrix: random tables read and written by fastodbc and by an independent
+client (the profile's oracle) on the same database, every value compared.
+
+values.py   value strategies per column kind, sizes across the fetch path's thresholds
+schema.py   random schemas and tables (rows placed at block edges), DDL from the profile
+reading.py  read paths (fetch methods, read-ahead, text C type, block budget) and the
+            expected rows at each step
+writing.py  insert paths (execute, executemany and its strategies)
+oracles.py  the oracle clients (sqlite3, psycopg, PyMySQL)
+compare.py  what fastodbc must return for an oracle's value; strict comparison of rows
+repro.py    a failing example as a short script
+"""
