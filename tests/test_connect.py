@@ -411,15 +411,17 @@ def test_query_timeout_cancels_long_query(db, backend, connect):
     c = connect()
     c.timeout = 1
     cur = c.cursor()
-    start = time.monotonic()
-    with pytest.raises(db.OperationalError) as exc:
-        cur.execute(backend.sleep(5))
-    elapsed = time.monotonic() - start
-    assert elapsed < 4, elapsed
-    assert exc.value.args[0] in ("HYT00", "HYT01", "57014"), exc.value.args
-    # The connection is still usable afterwards.
-    c.rollback()
-    assert cur.execute("SELECT 1").fetchone()[0] == 1
+    for attempt in range(3):
+        start = time.monotonic()
+        with pytest.raises(db.OperationalError) as exc:
+            cur.execute(backend.sleep(5))
+        elapsed = time.monotonic() - start
+        assert elapsed < 4, (attempt, elapsed)
+        assert exc.value.args[0] in ("HYT00", "HYT01", "57014"), exc.value.args
+        # The connection is still usable afterwards.
+        c.rollback()
+        assert cur.execute("SELECT 1").fetchone()[0] == 1
+    assert connect().cursor().execute("SELECT 2").fetchval() == 2
 
 
 def test_server_time_limit_fails_the_statement(db, backend, connect):
