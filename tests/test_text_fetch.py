@@ -120,7 +120,7 @@ def store(backend, table, connect, kind: str, values: list[str]) -> tuple[str, l
     c.commit()
     stored = oracle_rows(backend, f"SELECT id, {backend.octet_length('v')}, v FROM {t} ORDER BY id")
     want = [(i, len(v.encode()), v) for i, v in rows]
-    bad = [(w[0], len(w[2]), len(s[2])) for s, w in zip(stored, want) if s != w]
+    bad = [(w[0], len(w[2]), len(s[2])) for s, w in zip(stored, want, strict=False) if s != w]
     assert len(stored) == len(want) and not bad, f"stored wrong (id, chars, stored chars): {bad[:5]}"
     return t, rows
 
@@ -129,7 +129,7 @@ def differences(got: list[tuple], want: list[tuple]) -> list:
     """(id, wanted length, got length or value) of the rows that differ."""
     out = [
         (w[0], len(w[1]), len(g[1]) if isinstance(g[1], str) else g[1])
-        for g, w in zip(got, want)
+        for g, w in zip(got, want, strict=False)
         if g != w
     ]
     if len(got) != len(want):
@@ -186,7 +186,7 @@ def test_str_parameters_stored_right_in_every_encoding(db, backend, table, conne
     c.commit()
     stored = oracle_rows(backend, f"SELECT id, {backend.octet_length('v')}, v FROM {t} ORDER BY id")
     want = [(i, len(v.encode()), v) for i, v in rows]
-    assert stored == want, [(w[0], w[2][:8]) for s, w in zip(stored, want) if s != w]
+    assert stored == want, [(w[0], w[2][:8]) for s, w in zip(stored, want, strict=False) if s != w]
 
 
 NUL_TEXTS = ["a\0b", "\0", "abc\0", "\0\0\0", "é\0😀", "Ø\0ÿ", "a" * 2000 + "\0" + "b" * 2000]
@@ -264,5 +264,5 @@ def test_every_code_point(db, backend, table, connect, ctype):
     c.commit()
     set_ctype(db, c, ctype)
     got = c.cursor().execute(f"SELECT id, v FROM {t} ORDER BY id").fetchall()
-    bad = [(i, v[0], g[1][:1]) for i, (v, g) in enumerate(zip(values, got)) if g[1] != v]
+    bad = [(i, v[0], g[1][:1]) for i, (v, g) in enumerate(zip(values, got, strict=False)) if g[1] != v]
     assert len(got) == len(values) and not bad, bad[:5]
