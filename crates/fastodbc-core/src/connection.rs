@@ -575,3 +575,43 @@ pub fn list_names(data_sources: bool) -> Result<Vec<(String, String)>> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn narrow_text_from_a_mariadb_collation() {
+        assert_eq!(mariadb_narrow_text("utf8mb4_general_ci"), NarrowText::Utf8);
+        assert_eq!(mariadb_narrow_text("utf8mb3_general_ci"), NarrowText::Utf8);
+        assert_eq!(
+            mariadb_narrow_text("latin1_swedish_ci"),
+            NarrowText::SingleByte
+        );
+        assert_eq!(mariadb_narrow_text("sjis_japanese_ci"), NarrowText::Unknown);
+        assert_eq!(mariadb_narrow_text(""), NarrowText::Unknown);
+    }
+
+    #[test]
+    fn narrow_length_of_utf16_text() {
+        let text = "aé東😀Ø";
+        let units = || text.encode_utf16();
+        assert_eq!(NarrowText::Utf8.len_of_utf16(units()), Some(text.len()));
+        assert_eq!(NarrowText::SingleByte.len_of_utf16(units()), Some(5));
+        assert_eq!(NarrowText::Unknown.len_of_utf16(units()), None);
+    }
+
+    #[test]
+    fn mariadb_traits_follow_its_connection_character_set() {
+        let gd = ffi::SQL_GD_BLOCK | ffi::SQL_GD_BOUND;
+        let utf8 = driver_traits("libmaodbc.so", gd, "utf8mb4_general_ci");
+        assert!(utf8.narrow_is_utf8 && utf8.utf16_unreliable && utf8.overreads_wide_text);
+        assert!(!utf8.getdata_in_block && utf8.getdata_bound && utf8.time_as_varchar);
+        let latin1 = driver_traits("libmaodbc.so", gd, "latin1_swedish_ci");
+        assert!(!latin1.narrow_is_utf8 && latin1.narrow_text == NarrowText::SingleByte);
+        let sqlite = driver_traits("libsqlite3odbc.so", gd, "");
+        assert!(sqlite.narrow_is_utf8 && sqlite.utf16_unreliable && !sqlite.overreads_wide_text);
+        let pg = driver_traits("psqlodbcw.so", gd, "");
+        assert!(pg.narrow_is_utf8 && !pg.utf16_unreliable && pg.getdata_in_block);
+    }
+}

@@ -1,7 +1,6 @@
 //! Statements: execute with bound parameter arrays, describe the result once, bind the block,
 //! fetch blocks, stream long values, move to the next result set.
 
-use std::borrow::Cow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::null_mut;
 
@@ -10,16 +9,17 @@ use crate::connection::{Connection, DriverTraits, NarrowText};
 use crate::diagnostics::{check, DiagRecord, Error, Result};
 use crate::fetch_thread;
 use crate::ffi;
-use crate::params::{NullType, ParamBatch};
+use crate::params::ParamBatch;
 use crate::plan::{
     ColumnDescription, ColumnPlan, Decoding, PlanOptions, ResultPlan, DEFAULT_BLOCK_BYTES,
 };
 
 mod catalog;
+mod execute;
+mod getdata;
 pub use catalog::CatalogFunction;
-
-/// Chunk size of `SQLGetData` reads of long values; grows to the reported total when known.
-const GETDATA_CHUNK: usize = 64 * 1024;
+pub use execute::overread_unit;
+use getdata::{check_indicator, get_data, get_wide_checked, reread_truncated};
 
 /// The raw statement handle, shared with a canceller on another thread.
 #[derive(Debug, Clone, Copy)]
@@ -161,13 +161,6 @@ impl LentFetch {
     pub fn block(&self) -> &RowBlock {
         &self.current
     }
-}
-
-/// A UTF-16 code unit that MariaDB Connector/ODBC 3.1 takes for the first of a surrogate pair
-/// (its low byte is 0xD8-0xDB), reading the unit after it as the pair's second
-/// (`DriverTraits::utf16_unreliable`).
-pub fn overread_unit(unit: u16) -> bool {
-    (unit & 0xFC) == 0xD8
 }
 
 /// Blocks a result must have filled before the next ones are read ahead: a short result
@@ -339,158 +332,6 @@ impl Statement {
         // SAFETY: the pointer targets memory owned by this statement for as long as it is bound.
         let ret = unsafe { ffi::SQLSetStmtAttrW(self.h, attr, ptr, 0) };
         self.check(ret, "SQLSetStmtAttr").map(|_| ())
-    }
-
-    /// `SQLPrepareW`.
-    pub fn prepare(&mut self, sql: &[u16]) -> Result<()> {
-        let text = self.wide_text(sql);
-        // SAFETY: the text buffer outlives the call (its length is the caller's text's).
-        let ret = unsafe { ffi::SQLPrepareW(self.h, text.as_ptr(), sql.len() as i32) };
-        self.check(ret, "SQLPrepareW").map(|_| ())
-    }
-
-    /// The statement text as the driver must be given it: followed by spaces where it would
-    /// read past its end (`DriverTraits::overreads_wide_text`).
-    fn wide_text<'a>(&self, sql: &'a [u16]) -> Cow<'a, [u16]> {
-        let pad = match self.traits.overreads_wide_text {
-            true => sql.iter().filter(|&&u| overread_unit(u)).count(),
-            false => 0,
-        };
-        if pad == 0 {
-            return Cow::Borrowed(sql);
-        }
-        // The length passed stays the text's own: the driver reads at most `pad` units past
-        // it, spaces that end the statement as it would end without them.
-        let mut padded = Vec::with_capacity(sql.len() + pad);
-        padded.extend_from_slice(sql);
-        padded.resize(sql.len() + pad, u16::from(b' '));
-        Cow::Owned(padded)
-    }
-
-    pub fn num_params(&mut self) -> Result<usize> {
-        let mut n = 0i16;
-        // SAFETY: output pointer valid.
-        let ret = unsafe { ffi::SQLNumParams(self.h, &mut n) };
-        self.check(ret, "SQLNumParams")?;
-        Ok(n.max(0) as usize)
-    }
-
-    /// The driver's description of parameter `i` (0-based), when it can give one.
-    pub fn describe_param(&mut self, i: usize) -> NullType {
-        let (mut t, mut size, mut digits, mut nullable) = (0i16, 0usize, 0i16, 0i16);
-        // SAFETY: output pointers valid.
-        let ret = unsafe {
-            ffi::SQLDescribeParam(
-                self.h,
-                (i + 1) as u16,
-                &mut t,
-                &mut size,
-                &mut digits,
-                &mut nullable,
-            )
-        };
-        if ret == ffi::SQL_SUCCESS || ret == ffi::SQL_SUCCESS_WITH_INFO {
-            if t == ffi::SQL_UNKNOWN_TYPE {
-                None
-            } else {
-                Some((t, size, digits))
-            }
-        } else {
-            // Not every driver describes parameters; the caller falls back to VARCHAR. Drain the
-            // diagnostics so they are not reported for a later call.
-            let _ = crate::diagnostics::Diagnostics::read(ffi::SQL_HANDLE_STMT, self.h);
-            None
-        }
-    }
-
-    /// Binds a parameter batch (it is kept until the next reset or bind).
-    pub fn bind_params(&mut self, mut batch: ParamBatch) -> Result<()> {
-        // SAFETY: column-wise binding of buffers owned by `batch`, which this statement keeps
-        // alive (self.params) until reset; the Box and Vec storage never moves while bound.
-        unsafe {
-            let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_RESET_PARAMS);
-        }
-        self.params_bound = true;
-        if batch.rows != self.bound_paramset {
-            self.set_attr_usize(ffi::SQL_ATTR_PARAM_BIND_TYPE, ffi::SQL_BIND_BY_COLUMN)?;
-            self.set_attr_usize(ffi::SQL_ATTR_PARAMSET_SIZE, batch.rows)?;
-            self.bound_paramset = batch.rows;
-        }
-        if batch.rows > 1 {
-            let status = batch.status.as_mut_ptr() as *mut _;
-            self.set_attr_ptr(ffi::SQL_ATTR_PARAM_STATUS_PTR, status)?;
-            let processed = &mut *batch.processed as *mut ffi::ULen as *mut _;
-            self.set_attr_ptr(ffi::SQL_ATTR_PARAMS_PROCESSED_PTR, processed)?;
-        } else {
-            self.set_attr_ptr(ffi::SQL_ATTR_PARAM_STATUS_PTR, null_mut())?;
-            self.set_attr_ptr(ffi::SQL_ATTR_PARAMS_PROCESSED_PTR, null_mut())?;
-        }
-        for (i, col) in batch.columns.iter_mut().enumerate() {
-            let ptr = col.data_ptr() as *mut _;
-            // SAFETY: see above.
-            let ret = unsafe {
-                ffi::SQLBindParameter(
-                    self.h,
-                    (i + 1) as u16,
-                    ffi::SQL_PARAM_INPUT,
-                    col.c_type,
-                    col.sql_type,
-                    col.col_size,
-                    col.digits,
-                    ptr,
-                    col.elem as ffi::Len,
-                    col.ind.as_mut_ptr(),
-                )
-            };
-            self.check(ret, "SQLBindParameter")?;
-        }
-        self.params = Some(batch);
-        Ok(())
-    }
-
-    /// Binds a batch, executes the prepared statement and discards any result set it produced.
-    /// Returns the affected row count, -1 where the driver doesn't report one.
-    pub fn execute_batch(&mut self, batch: ParamBatch) -> Result<i64> {
-        self.bind_params(batch)?;
-        self.execute()?;
-        let n = self.row_count().unwrap_or(-1);
-        self.close_cursor();
-        Ok(n)
-    }
-
-    /// Executes the prepared statement with the bound parameters. Returns whether the
-    /// statement produced a result (`false` for `SQL_NO_DATA`, e.g. an UPDATE of no rows).
-    pub fn execute(&mut self) -> Result<bool> {
-        self.drop_result();
-        // SAFETY: valid handle; bound buffers are alive (self.params).
-        let ret = unsafe { ffi::SQLExecute(self.h) };
-        let r = self.check(ret, "SQLExecute");
-        self.after_execute(r)
-    }
-
-    /// `SQLExecDirectW` with the bound parameters.
-    pub fn exec_direct(&mut self, sql: &[u16]) -> Result<bool> {
-        self.drop_result();
-        let text = self.wide_text(sql);
-        // SAFETY: text outlives the call (its length is the caller's text's); bound buffers
-        // are alive (self.params).
-        let ret = unsafe { ffi::SQLExecDirectW(self.h, text.as_ptr(), sql.len() as i32) };
-        let r = self.check(ret, "SQLExecDirectW");
-        self.after_execute(r)
-    }
-
-    fn after_execute(&mut self, r: Result<bool>) -> Result<bool> {
-        if let Some(p) = &self.params {
-            if p.rows > 1 && r.is_ok() {
-                // Some drivers report per-row failures only in the status array.
-                if let Some(row) = p.status.iter().position(|&s| s == 5 /* SQL_PARAM_ERROR */) {
-                    return Err(Error::Data(format!(
-                        "row {row} of the parameter array failed; the driver gave no diagnostics"
-                    )));
-                }
-            }
-        }
-        r
     }
 
     /// `SQLRowCount`; -1 when the driver says nothing (psqlODBC after DROP or ALTER TABLE
@@ -989,37 +830,6 @@ impl Statement {
         Ok(n)
     }
 
-    /// Every remaining row of the current result as text, one `SQLGetData` per value: for small
-    /// internal queries (catalog look-ups), where describing and binding would cost more.
-    pub fn text_rows(&mut self) -> Result<Vec<Vec<Option<String>>>> {
-        self.drop_result();
-        if self.kept.is_some() {
-            self.unbind();
-        }
-        let n = self.num_result_cols()?;
-        self.set_array_size(1)?;
-        let mut rows = Vec::new();
-        loop {
-            // SAFETY: valid handle; no columns are bound.
-            let ret = unsafe { ffi::SQLFetch(self.h) };
-            if !self.check(ret, "SQLFetch")? {
-                return Ok(rows);
-            }
-            let mut row = Vec::with_capacity(n);
-            for col in 0..n {
-                let value = get_data(self.h, col, ffi::SQL_C_WCHAR, &mut self.messages)?;
-                row.push(value.map(|b| {
-                    let units: Vec<u16> = b
-                        .chunks_exact(2)
-                        .map(|u| u16::from_ne_bytes([u[0], u[1]]))
-                        .collect();
-                    String::from_utf16_lossy(&units)
-                }));
-            }
-            rows.push(row);
-        }
-    }
-
     /// Moves to the next result set (`SQLMoreResults`). Returns false when there is none.
     pub fn more_results(&mut self) -> Result<bool> {
         self.drop_result();
@@ -1095,177 +905,4 @@ fn fetch_next(h: ffi::Handle, messages: &mut Vec<DiagRecord>) -> Result<bool> {
     // SAFETY: valid handle; bindings are the caller's (see above).
     let ret = unsafe { ffi::SQLFetch(h) };
     check(ret, ffi::SQL_HANDLE_STMT, h, "SQLFetch", Some(messages))
-}
-
-/// A variable-length value's indicator below `SQL_NULL_DATA` must be `SQL_NO_TOTAL` (a value
-/// too long to measure); any other is no length at all, and would be read as one.
-fn check_indicator(ind: ffi::Len, plan: &ColumnPlan, row: usize) -> Result<()> {
-    if ind < ffi::SQL_NULL_DATA && ind != ffi::SQL_NO_TOTAL {
-        return Err(Error::Data(format!(
-            "column {:?}, row {row} of the block: the driver reported a length of {ind} bytes",
-            plan.desc.name
-        )));
-    }
-    Ok(())
-}
-
-/// Reads again, whole, a value the driver truncated in its bound buffer, with the cursor on its
-/// row (`reachable`: the driver allows `SQLGetData` there). Anything else is
-/// `Error::Truncated`: a cut value is never returned.
-fn reread_truncated(
-    h: ffi::Handle,
-    reachable: bool,
-    plan: &ColumnPlan,
-    col: usize,
-    row: usize,
-    info: &mut Vec<DiagRecord>,
-) -> Result<Vec<u8>> {
-    let whole = if reachable {
-        get_data(h, col, plan.c_type, info)
-    } else {
-        Ok(None)
-    };
-    match whole {
-        Ok(Some(v)) => Ok(v),
-        _ => Err(Error::Truncated {
-            column: plan.desc.name.clone(),
-            row,
-        }),
-    }
-}
-
-/// Reads a SQL_C_WCHAR value from a driver whose UTF-16 conversion may cut it
-/// (`DriverTraits::utf16_unreliable`). The value's length in narrow bytes is asked first,
-/// with a zero-length SQL_C_BINARY read (which leaves the value unread); the UTF-16 text must
-/// take that many bytes in the narrow encoding, or the driver cut it: `Error::Data`, never the
-/// cut text. Where the narrow encoding is not known, the text is returned unchecked.
-fn get_wide_checked(
-    h: ffi::Handle,
-    col: usize,
-    narrow: NarrowText,
-    plan: &ColumnPlan,
-    info: &mut Vec<DiagRecord>,
-) -> Result<Option<Vec<u8>>> {
-    let mut probe = [0u8; 1];
-    let mut narrow_len: ffi::Len = 0;
-    // SAFETY: a zero-length read into a valid one-byte buffer; only the length is written.
-    let ret = unsafe {
-        ffi::SQLGetData(
-            h,
-            (col + 1) as u16,
-            ffi::SQL_C_BINARY,
-            probe.as_mut_ptr() as *mut _,
-            0,
-            &mut narrow_len,
-        )
-    };
-    if ret != ffi::SQL_SUCCESS && ret != ffi::SQL_SUCCESS_WITH_INFO {
-        check(ret, ffi::SQL_HANDLE_STMT, h, "SQLGetData", None)?;
-    }
-    if narrow_len == ffi::SQL_NULL_DATA {
-        return Ok(None);
-    }
-    let Some(wide) = get_data(h, col, ffi::SQL_C_WCHAR, info)? else {
-        return Ok(None);
-    };
-    let units = wide
-        .chunks_exact(2)
-        .map(|u| u16::from_ne_bytes([u[0], u[1]]));
-    if let (Ok(stored), Some(converted)) = (usize::try_from(narrow_len), narrow.len_of_utf16(units))
-    {
-        if stored != converted {
-            return Err(Error::Data(format!(
-                "column {:?}: the driver's UTF-16 text covers {converted} of the value's \
-                 {stored} bytes (its conversion stops at NUL and miscounts characters such as \
-                 'Ø'); fetch the column as SQL_C_CHAR in the connection's encoding (setdecoding)",
-                plan.desc.name
-            )));
-        }
-    }
-    Ok(Some(wide))
-}
-
-/// The largest read `get_data` asks for at once (more follows in further reads).
-const MAX_GETDATA_CHUNK: usize = 64 << 20;
-
-/// Reads a whole value with `SQLGetData`, in chunks. `None` for NULL.
-fn get_data(
-    h: ffi::Handle,
-    col: usize,
-    c_type: i16,
-    info: &mut Vec<DiagRecord>,
-) -> Result<Option<Vec<u8>>> {
-    let terminator = match c_type {
-        ffi::SQL_C_WCHAR => 2,
-        ffi::SQL_C_CHAR => 1,
-        _ => 0,
-    };
-    let mut out: Vec<u8> = Vec::new();
-    let mut chunk = GETDATA_CHUNK;
-    loop {
-        let start = out.len();
-        out.resize(start + chunk + terminator, 0);
-        let mut ind: ffi::Len = 0;
-        // SAFETY: the buffer tail is valid for the length passed.
-        let ret = unsafe {
-            ffi::SQLGetData(
-                h,
-                (col + 1) as u16,
-                c_type,
-                out.as_mut_ptr().add(start) as *mut _,
-                (chunk + terminator) as ffi::Len,
-                &mut ind,
-            )
-        };
-        match ret {
-            ffi::SQL_NO_DATA if start == 0 => {
-                // An empty value is SQL_SUCCESS with length 0 first (every driver here);
-                // SQL_NO_DATA first means the driver counts the value as read already
-                // (MariaDB's after SQLSetPos), not that it is empty.
-                return Err(Error::Data(format!(
-                    "column {}: the driver returned SQL_NO_DATA for a value not read yet",
-                    col + 1
-                )));
-            }
-            ffi::SQL_NO_DATA => {
-                out.truncate(start);
-                return Ok(Some(out));
-            }
-            ffi::SQL_SUCCESS | ffi::SQL_SUCCESS_WITH_INFO => {
-                if ind == ffi::SQL_NULL_DATA {
-                    return Ok(None);
-                }
-                if ind < 0 && ind != ffi::SQL_NO_TOTAL {
-                    return Err(Error::Data(format!(
-                        "column {}: the driver reported a length of {ind} bytes",
-                        col + 1
-                    )));
-                }
-                let full = ind == ffi::SQL_NO_TOTAL || ind as usize > chunk;
-                if ret == ffi::SQL_SUCCESS_WITH_INFO && full {
-                    // 01004: this chunk is full; more follows. Size the next read from the
-                    // total the driver reported, when it did, up to a bound: a total is the
-                    // driver's word, and a wrong one must not become one huge allocation.
-                    out.truncate(start + chunk);
-                    chunk = if ind != ffi::SQL_NO_TOTAL {
-                        (ind as usize - chunk).clamp(1, MAX_GETDATA_CHUNK)
-                    } else {
-                        chunk.saturating_mul(2).min(MAX_GETDATA_CHUNK)
-                    };
-                    continue;
-                }
-                if ret == ffi::SQL_SUCCESS_WITH_INFO {
-                    info.extend(
-                        crate::diagnostics::Diagnostics::read(ffi::SQL_HANDLE_STMT, h).records,
-                    );
-                }
-                out.truncate(start + (ind as usize).min(chunk));
-                return Ok(Some(out));
-            }
-            _ => {
-                check(ret, ffi::SQL_HANDLE_STMT, h, "SQLGetData", None)?;
-                return Ok(Some(out));
-            }
-        }
-    }
 }
