@@ -25,8 +25,9 @@ from hypothesis import HealthCheck, Phase, given, note, reject, settings
 from hypothesis.control import should_note
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-from conftest import BACKENDS, ROOT
+from conftest import ROOT
 from differential import compare, oracles, reading, repro, writing
+from profiles import BACKENDS
 
 pytestmark = pytest.mark.fastodbc_only(reason="read paths and settings of fastodbc")
 

@@ -7,7 +7,7 @@ Each scenario repeats (REPEAT) and asserts: a DB-API exception of the right clas
 SQLSTATE, never a crash or a hang (pytest-timeout fails a test that hangs), transactions all or
 nothing, and that the next connection works. What differs per database (how to kill a session,
 its id, a statement that runs until interrupted, how to restart the server) is profile data in
-conftest.py; a database without such a thing skips the scenario.
+profiles.py; a database without such a thing skips the scenario.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import traceback
 
 import pytest
 
-from conftest import with_credentials
+from profiles import with_credentials
 
 pytestmark = pytest.mark.fastodbc_only(reason="pyodbc leaves passwords in its messages")
 
