@@ -173,7 +173,6 @@ class Profile:
         default_factory=lambda: {"smallint": 16, "int": 32, "bigint": 64}
     )
     real_is_double: bool = False  # REAL keeps a double (else a 32-bit float)
-    supports_infinity: bool = True  # inf / -inf stored and returned as such
     max_varchar: int = 8001  # largest n of VARCHAR(n) drawn
     max_char: int = 255  # largest n of CHAR(n) drawn
     # Bytes the declared VARCHAR / CHAR columns of a row may take in all, 4 a character
@@ -648,7 +647,6 @@ def mariadb_profile(connstr: str) -> Profile:
         oracle="pymysql",
         column_kinds=(*DIFFERENTIAL_KINDS, "tinyint"),
         int_bits={"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64},
-        supports_infinity=False,
         max_varchar=16_383,  # utf8mb4: 65,535 bytes
         row_text_bytes=65_535,
         text_keeps_nul=True,

@@ -93,7 +93,9 @@ def column_values(profile, col: Column, rules: v.Rules, max_size: int):
         return v.integers(profile.int_bits[k])
     if k in ("real", "float"):
         width = 64 if (k == "float" or profile.real_is_double) else 32
-        return v.floats(width, profile.supports_nan, profile.supports_infinity)
+        return v.floats(
+            width, profile.nan_stored_as != "refused", profile.infinity_stored_as != "refused"
+        )
     if k == "numeric(p,s)":
         return v.decimals(col.size, col.scale)
     if k in ("varchar(n)", "char(n)"):
