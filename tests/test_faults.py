@@ -1,7 +1,7 @@
 """Faults: sessions the server kills (mid-fetch, in a transaction holding rows, during
 executemany, during COMMIT), a server restarted under an idle connection, connecting to a
-stopped server, cancel() during a fetch, a cursor or connection closed by one thread while
-another reads or executes on it, and concurrent writers keeping a ledger.
+stopped server, and concurrent writers keeping a ledger while sessions are killed. (cancel(),
+close() from another thread and query timeouts: tests/test_threads.py, tests/test_connect.py.)
 
 Each scenario repeats (REPEAT) and asserts: a DB-API exception of the right class with its
 SQLSTATE, never a crash or a hang (pytest-timeout fails a test that hangs), transactions all or
@@ -62,33 +62,6 @@ def server(backend):
         pytest.skip(f"{' and '.join(backend.server_ctl_env)} do not name this {backend.name} server")
     yield control
     control.resume()
-
-
-def in_thread(fn):
-    """Runs fn() on a thread: (thread, outcome) with outcome["value"] or ["error"], and
-    ["seconds"] once done."""
-    outcome: dict = {}
-
-    def run():
-        started = time.perf_counter()
-        try:
-            outcome["value"] = fn()
-        except BaseException as e:  # noqa: BLE001 - handed to the test thread
-            outcome["error"] = e
-        outcome["seconds"] = time.perf_counter() - started
-
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    return t, outcome
-
-
-def read_rows(rows, received: list, reading: threading.Event) -> int:
-    """Reads `rows` into `received` (their first columns), setting `reading` after 1,000."""
-    for row in rows:
-        received.append(row[0])
-        if len(received) == 1000:
-            reading.set()
-    return len(received)
 
 
 # --------------------------------------------------------------------------- killed sessions
@@ -255,121 +228,6 @@ def test_server_restarted_under_an_idle_connection(db, backend, connect, table, 
         idle.close()
         # What was committed before the restart is there.
         assert count(connect(), f"SELECT COUNT(*) FROM {t}") == attempt + 1
-    assert_next_connection_works(connect)
-
-
-# --------------------------------------------------------------------------- other threads
-# (cancel() during an execution: tests/test_threads.py)
-
-
-def interrupt_a_reader(connect, backend, read: str, read_ahead: bool, interrupt, check) -> None:
-    """Reads a long result on one thread and calls interrupt(cnxn, cur) on another after 1,000
-    rows, until two attempts were conclusive; check(reader outcome, rows read, interrupt's
-    outcome, cnxn) judges each. An attempt is not, when the reader had reached the result's
-    last blocks before the interruption began (then it may rightly finish): small blocks keep
-    that rare."""
-    n = 300_000
-    conclusive = 0
-    for attempt in range(8):
-        cnxn = connect(autocommit=True)
-        cnxn.read_ahead = read_ahead
-        cnxn.fetch_buffer_bytes = 32 * 1024  # ~1,000-2,000 rows a block
-        cur = cnxn.cursor()
-        cur.execute(backend.series(n))
-        reading = threading.Event()
-        received: list[int] = []
-        rows = {
-            "iterate": lambda cur: iter(cur),
-            "fetchmany": lambda cur: (r for rows in iter(lambda: cur.fetchmany(100), []) for r in rows),
-            "fetchone": lambda cur: iter(cur.fetchone, None),
-        }[read](cur)
-        at_interrupt: list[int] = []
-
-        def interrupter(cnxn=cnxn, cur=cur, received=received, at_interrupt=at_interrupt):
-            at_interrupt.append(len(received))
-            interrupt(cnxn, cur)
-
-        t_read, read_outcome = in_thread(lambda args=(rows, received, reading): read_rows(*args))
-        assert reading.wait(30), read_outcome
-        t_int, int_outcome = in_thread(interrupter)
-        t_int.join(30)
-        t_read.join(30)
-        assert not t_int.is_alive() and not t_read.is_alive(), f"attempt {attempt}: a thread hangs"
-        assert received == list(range(1, len(received) + 1)), f"attempt {attempt}"
-        if "error" not in read_outcome and at_interrupt[0] > n - 20_000:
-            continue  # interrupted too late to judge
-        check(read_outcome, received, int_outcome, cnxn)
-        conclusive += 1
-        if conclusive == 2:
-            return
-    pytest.fail(f"only {conclusive} of 8 attempts interrupted the reader before its last blocks")
-
-
-@pytest.mark.parametrize(
-    "read,read_ahead",
-    [("iterate", True), ("iterate", False), ("fetchmany", True)],
-    ids=["iterate", "iterate-no-read-ahead", "fetchmany"],
-)
-def test_cancel_from_another_thread_stops_a_fetch(db, backend, connect, read, read_ahead):
-    # No SQLCancel during a fetch (see crates/fastodbc-py/src/cancel.rs): the result being read
-    # stops at its next block, with fastodbc's own HY008, on every driver.
-    def check(read_outcome, received, cancel_outcome, cnxn):
-        assert "error" not in cancel_outcome, cancel_outcome
-        error = read_outcome.get("error")
-        assert isinstance(error, db.OperationalError), f"{read_outcome}, {len(received)} rows"
-        assert error.args[0] == "HY008", error.args
-        # The connection runs the next statement.
-        assert cnxn.cursor().execute("SELECT 2").fetchval() == 2
-
-    interrupt_a_reader(connect, backend, read, read_ahead, lambda cnxn, cur: cur.cancel(), check)
-    assert_next_connection_works(connect)
-
-
-@pytest.mark.parametrize("closer", ["cursor", "connection"])
-@pytest.mark.parametrize(
-    "read,read_ahead",
-    [("iterate", True), ("iterate", False), ("fetchmany", True), ("fetchone", True)],
-    ids=["iterate", "iterate-no-read-ahead", "fetchmany", "fetchone"],
-)
-def test_close_from_another_thread_stops_a_reader(db, backend, connect, closer, read, read_ahead):
-    # The reader stops promptly with ProgrammingError: a close did wait for the reader to have
-    # read the whole result (the GIL reached the closing thread mostly while the reader held the
-    # cursor, inside a fetch).
-    def check(read_outcome, received, close_outcome, cnxn):
-        assert "error" not in close_outcome, close_outcome
-        assert close_outcome["seconds"] < 5, close_outcome
-        error = read_outcome.get("error")
-        assert isinstance(error, db.ProgrammingError), f"{read_outcome}, {len(received)} rows"
-        assert "closed" in error.args[1], error.args
-        if closer == "cursor":
-            assert cnxn.cursor().execute("SELECT 1").fetchval() == 1
-
-    def close(cnxn, cur):
-        (cur if closer == "cursor" else cnxn).close()
-
-    interrupt_a_reader(connect, backend, read, read_ahead, close, check)
-    assert_next_connection_works(connect)
-
-
-@pytest.mark.parametrize("closer", ["cursor", "connection"])
-def test_close_from_another_thread_stops_an_execution(db, backend, connect, closer):
-    # close() cancels the statement another thread is executing, instead of waiting for it.
-    for attempt in range(2):
-        cnxn = connect(autocommit=True)
-        cur = cnxn.cursor()
-        t_exec, exec_outcome = in_thread(lambda cur=cur: cur.execute(backend.sleep(60)).fetchall())
-        time.sleep(0.3)
-        t_close, close_outcome = in_thread(cur.close if closer == "cursor" else cnxn.close)
-        t_close.join(30)
-        t_exec.join(30)
-        assert not t_close.is_alive() and not t_exec.is_alive(), f"attempt {attempt}: a thread hangs"
-        assert "error" not in close_outcome, close_outcome
-        assert close_outcome["seconds"] < 10, close_outcome
-        error = exec_outcome.get("error")
-        assert isinstance(error, db.ProgrammingError), f"attempt {attempt}: {exec_outcome}"
-        assert "closed" in error.args[1], error.args
-        if closer == "cursor":
-            assert cnxn.cursor().execute("SELECT 1").fetchval() == 1
     assert_next_connection_works(connect)
 
 
