@@ -1,7 +1,7 @@
 """Faults: sessions the server kills (mid-fetch, in a transaction holding rows, during
 executemany, during COMMIT), a server restarted under an idle connection, connecting to a
-stopped server, cancel() during a fetch, a cursor or connection closed by one thread while
-another reads or executes on it, and concurrent writers keeping a ledger.
+stopped server, and concurrent writers keeping a ledger while sessions are killed. (cancel(),
+close() from another thread and query timeouts: tests/test_threads.py, tests/test_connect.py.)
 
 Each scenario repeats (REPEAT) and asserts: a DB-API exception of the right class with its
 SQLSTATE, never a crash or a hang (pytest-timeout fails a test that hangs), transactions all or
@@ -62,33 +62,6 @@ def server(backend):
         pytest.skip(f"{' and '.join(backend.server_ctl_env)} do not name this {backend.name} server")
     yield control
     control.resume()
-
-
-def in_thread(fn):
-    """Runs fn() on a thread: (thread, outcome) with outcome["value"] or ["error"], and
-    ["seconds"] once done."""
-    outcome: dict = {}
-
-    def run():
-        started = time.perf_counter()
-        try:
-            outcome["value"] = fn()
-        except BaseException as e:  # noqa: BLE001 - handed to the test thread
-            outcome["error"] = e
-        outcome["seconds"] = time.perf_counter() - started
-
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    return t, outcome
-
-
-def read_rows(rows, received: list, reading: threading.Event) -> int:
-    """Reads `rows` into `received` (their first columns), setting `reading` after 1,000."""
-    for row in rows:
-        received.append(row[0])
-        if len(received) == 1000:
-            reading.set()
-    return len(received)
 
 
 # --------------------------------------------------------------------------- killed sessions
@@ -255,100 +228,6 @@ def test_server_restarted_under_an_idle_connection(db, backend, connect, table, 
         idle.close()
         # What was committed before the restart is there.
         assert count(connect(), f"SELECT COUNT(*) FROM {t}") == attempt + 1
-    assert_next_connection_works(connect)
-
-
-# --------------------------------------------------------------------------- other threads
-# (cancel() during an execution: tests/test_threads.py)
-
-
-def test_cancel_from_another_thread_stops_a_fetch(db, backend, connect):
-    # No SQLCancel during a fetch (see crates/fastodbc-py/src/cancel.rs): the result being read
-    # stops at its next block, with fastodbc's own HY008, on every driver.
-    for attempt in range(REPEAT):
-        cnxn = connect(autocommit=True)
-        cur = cnxn.cursor()
-        cur.execute(backend.series(300_000))
-        received: list[int] = []
-        reading = threading.Event()
-        t, outcome = in_thread(lambda args=(cur, received, reading): read_rows(*args))
-        assert reading.wait(30), outcome
-        cur.cancel()
-        t.join(30)
-        assert not t.is_alive(), f"attempt {attempt}: cancel() did not stop the reader"
-        error = outcome.get("error")
-        assert isinstance(error, db.OperationalError), f"attempt {attempt}: {outcome}"
-        assert error.args[0] == "HY008", error.args
-        assert received == list(range(1, len(received) + 1))
-        assert len(received) < 300_000
-        # The cursor runs the next statement; the connection stays usable.
-        assert cur.execute("SELECT 1").fetchval() == 1
-        assert cnxn.cursor().execute("SELECT 2").fetchval() == 2
-    assert_next_connection_works(connect)
-
-
-
-
-@pytest.mark.parametrize("closer", ["cursor", "connection"])
-@pytest.mark.parametrize(
-    "read,read_ahead",
-    [("iterate", True), ("iterate", False), ("fetchmany", True), ("fetchone", True)],
-    ids=["iterate", "iterate-no-read-ahead", "fetchmany", "fetchone"],
-)
-def test_close_from_another_thread_stops_a_reader(db, backend, connect, closer, read, read_ahead):
-    # The reader stops promptly with ProgrammingError: a close did wait for the reader to have
-    # read the whole result (the GIL reached the closing thread mostly while the reader held the
-    # cursor, inside a fetch).
-    n = 1_000_000
-    for attempt in range(2):
-        cnxn = connect(autocommit=True)
-        cnxn.read_ahead = read_ahead
-        cur = cnxn.cursor()
-        cur.execute(backend.series(n))
-        reading = threading.Event()
-        received: list[int] = []
-        rows = {
-            "iterate": lambda cur: iter(cur),
-            "fetchmany": lambda cur: (r for rows in iter(lambda: cur.fetchmany(100), []) for r in rows),
-            "fetchone": lambda cur: iter(cur.fetchone, None),
-        }[read](cur)
-        t_read, read_outcome = in_thread(lambda args=(rows, received, reading): read_rows(*args))
-        assert reading.wait(30), read_outcome
-        t_close, close_outcome = in_thread(cur.close if closer == "cursor" else cnxn.close)
-        t_close.join(30)
-        t_read.join(30)
-        assert not t_close.is_alive() and not t_read.is_alive(), f"attempt {attempt}: a thread hangs"
-        assert "error" not in close_outcome, close_outcome
-        assert close_outcome["seconds"] < 5, close_outcome
-        error = read_outcome.get("error")
-        assert isinstance(error, db.ProgrammingError), f"attempt {attempt}: {read_outcome}, {len(received)} rows"
-        assert "closed" in error.args[1], error.args
-        assert received == list(range(1, len(received) + 1))
-        assert len(received) < n
-        if closer == "cursor":
-            assert cnxn.cursor().execute("SELECT 1").fetchval() == 1
-    assert_next_connection_works(connect)
-
-
-@pytest.mark.parametrize("closer", ["cursor", "connection"])
-def test_close_from_another_thread_stops_an_execution(db, backend, connect, closer):
-    # close() cancels the statement another thread is executing, instead of waiting for it.
-    for attempt in range(2):
-        cnxn = connect(autocommit=True)
-        cur = cnxn.cursor()
-        t_exec, exec_outcome = in_thread(lambda cur=cur: cur.execute(backend.sleep(60)).fetchall())
-        time.sleep(0.3)
-        t_close, close_outcome = in_thread(cur.close if closer == "cursor" else cnxn.close)
-        t_close.join(30)
-        t_exec.join(30)
-        assert not t_close.is_alive() and not t_exec.is_alive(), f"attempt {attempt}: a thread hangs"
-        assert "error" not in close_outcome, close_outcome
-        assert close_outcome["seconds"] < 10, close_outcome
-        error = exec_outcome.get("error")
-        assert isinstance(error, db.ProgrammingError), f"attempt {attempt}: {exec_outcome}"
-        assert "closed" in error.args[1], error.args
-        if closer == "cursor":
-            assert cnxn.cursor().execute("SELECT 1").fetchval() == 1
     assert_next_connection_works(connect)
 
 

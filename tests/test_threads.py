@@ -1,4 +1,5 @@
-"""The GIL is released while the driver works, and cancel() from another thread stops a query."""
+"""The GIL is released while the driver works; cancel() and close() from another thread stop
+an execution or a reader of the cursor (the fault tests of issue 16, with tests/test_faults.py)."""
 
 import threading
 import time
@@ -17,9 +18,18 @@ def _run_in_thread(fn):
             outcome["error"] = e
         outcome["seconds"] = time.perf_counter() - started
 
-    t = threading.Thread(target=target)
+    t = threading.Thread(target=target, daemon=True)
     t.start()
     return t, outcome
+
+
+def read_rows(rows, received: list, reading: threading.Event) -> int:
+    """Reads `rows` into `received` (their first columns), setting `reading` after 1,000."""
+    for row in rows:
+        received.append(row[0])
+        if len(received) == 1000:
+            reading.set()
+    return len(received)
 
 
 @pytest.mark.fastodbc_only(reason="measures fastodbc's GIL release")
@@ -77,3 +87,117 @@ def test_long_fetches_in_several_threads_at_once(backend, connect):
         t.join(120)
         assert "error" not in outcome, outcome.get("error")
         assert outcome["value"] == [(i, i * (k + 2), f"row-{i}") for i in range(1, n + 1)]
+
+
+def interrupt_a_reader(connect, backend, read: str, read_ahead: bool, interrupt, check) -> None:
+    """Reads a long result on one thread and calls interrupt(cnxn, cur) on another after 1,000
+    rows, until two attempts were conclusive; check(reader outcome, rows read, interrupt's
+    outcome, cnxn) judges each. An attempt is not, when the reader had reached the result's
+    last blocks before the interruption began (then it may rightly finish): small blocks keep
+    that rare."""
+    n = 300_000
+    conclusive = 0
+    for attempt in range(8):
+        cnxn = connect(autocommit=True)
+        cnxn.read_ahead = read_ahead
+        cnxn.fetch_buffer_bytes = 32 * 1024  # ~1,000-2,000 rows a block
+        cur = cnxn.cursor()
+        cur.execute(backend.series(n))
+        reading = threading.Event()
+        received: list[int] = []
+        rows = {
+            "iterate": lambda cur: iter(cur),
+            "fetchmany": lambda cur: (r for rows in iter(lambda: cur.fetchmany(100), []) for r in rows),
+            "fetchone": lambda cur: iter(cur.fetchone, None),
+        }[read](cur)
+        at_interrupt: list[int] = []
+
+        def interrupter(cnxn=cnxn, cur=cur, received=received, at_interrupt=at_interrupt):
+            at_interrupt.append(len(received))
+            interrupt(cnxn, cur)
+
+        t_read, read_outcome = _run_in_thread(lambda args=(rows, received, reading): read_rows(*args))
+        assert reading.wait(30), read_outcome
+        t_int, int_outcome = _run_in_thread(interrupter)
+        t_int.join(30)
+        t_read.join(30)
+        assert not t_int.is_alive() and not t_read.is_alive(), f"attempt {attempt}: a thread hangs"
+        assert received == list(range(1, len(received) + 1)), f"attempt {attempt}"
+        if "error" not in read_outcome and at_interrupt[0] > n - 20_000:
+            continue  # interrupted too late to judge
+        check(read_outcome, received, int_outcome, cnxn)
+        conclusive += 1
+        if conclusive == 2:
+            return
+    pytest.fail(f"only {conclusive} of 8 attempts interrupted the reader before its last blocks")
+
+
+@pytest.mark.fastodbc_only(reason="what cancel() and close() from another thread do is fastodbc's")
+@pytest.mark.parametrize(
+    "read,read_ahead",
+    [("iterate", True), ("iterate", False), ("fetchmany", True)],
+    ids=["iterate", "iterate-no-read-ahead", "fetchmany"],
+)
+def test_cancel_from_another_thread_stops_a_fetch(db, backend, connect, read, read_ahead):
+    # No SQLCancel during a fetch (see crates/fastodbc-py/src/cancel.rs): the result being read
+    # stops at its next block, with fastodbc's own HY008, on every driver.
+    def check(read_outcome, received, cancel_outcome, cnxn):
+        assert "error" not in cancel_outcome, cancel_outcome
+        error = read_outcome.get("error")
+        assert isinstance(error, db.OperationalError), f"{read_outcome}, {len(received)} rows"
+        assert error.args[0] == "HY008", error.args
+        # The connection runs the next statement.
+        assert cnxn.cursor().execute("SELECT 2").fetchval() == 2
+
+    interrupt_a_reader(connect, backend, read, read_ahead, lambda cnxn, cur: cur.cancel(), check)
+    assert connect().cursor().execute("SELECT 3").fetchval() == 3
+
+
+@pytest.mark.fastodbc_only(reason="what cancel() and close() from another thread do is fastodbc's")
+@pytest.mark.parametrize("closer", ["cursor", "connection"])
+@pytest.mark.parametrize(
+    "read,read_ahead",
+    [("iterate", True), ("iterate", False), ("fetchmany", True), ("fetchone", True)],
+    ids=["iterate", "iterate-no-read-ahead", "fetchmany", "fetchone"],
+)
+def test_close_from_another_thread_stops_a_reader(db, backend, connect, closer, read, read_ahead):
+    # The reader stops promptly with ProgrammingError. close() used to return only once the
+    # reader had read the whole result: the GIL reached the closing thread mostly while the
+    # reader held the cursor, inside a fetch.
+    def check(read_outcome, received, close_outcome, cnxn):
+        assert "error" not in close_outcome, close_outcome
+        assert close_outcome["seconds"] < 5, close_outcome
+        error = read_outcome.get("error")
+        assert isinstance(error, db.ProgrammingError), f"{read_outcome}, {len(received)} rows"
+        assert "closed" in error.args[1], error.args
+        if closer == "cursor":
+            assert cnxn.cursor().execute("SELECT 1").fetchval() == 1
+
+    def close(cnxn, cur):
+        (cur if closer == "cursor" else cnxn).close()
+
+    interrupt_a_reader(connect, backend, read, read_ahead, close, check)
+    assert connect().cursor().execute("SELECT 3").fetchval() == 3
+
+
+@pytest.mark.fastodbc_only(reason="what cancel() and close() from another thread do is fastodbc's")
+@pytest.mark.parametrize("closer", ["cursor", "connection"])
+def test_close_from_another_thread_stops_an_execution(db, backend, connect, closer):
+    # close() cancels the statement another thread is executing, instead of waiting for it.
+    for attempt in range(2):
+        cnxn = connect(autocommit=True)
+        cur = cnxn.cursor()
+        t_exec, exec_outcome = _run_in_thread(lambda cur=cur: cur.execute(backend.sleep(60)).fetchall())
+        time.sleep(0.3)
+        t_close, close_outcome = _run_in_thread(cur.close if closer == "cursor" else cnxn.close)
+        t_close.join(30)
+        t_exec.join(30)
+        assert not t_close.is_alive() and not t_exec.is_alive(), f"attempt {attempt}: a thread hangs"
+        assert "error" not in close_outcome, close_outcome
+        assert close_outcome["seconds"] < 10, close_outcome
+        error = exec_outcome.get("error")
+        assert isinstance(error, db.ProgrammingError), f"attempt {attempt}: {exec_outcome}"
+        assert "closed" in error.args[1], error.args
+        if closer == "cursor":
+            assert cnxn.cursor().execute("SELECT 1").fetchval() == 1
+    assert connect().cursor().execute("SELECT 3").fetchval() == 3
