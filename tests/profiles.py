@@ -69,7 +69,8 @@ class Profile:
     time_param_is_text: bool = False  # `SELECT ?` returns a datetime.time as its text
     # SQL for the one-character text U+0000 (None: the database's text cannot hold NUL).
     nul_char_sql: str | None = None
-    # The driver returns text holding NUL cut at the NUL, and nothing tells it was cut.
+    # The driver returns text holding NUL cut at the NUL, and nothing tells it was cut
+    # (sqliteodbc keeps its rows as C strings): text with NUL is not read through it.
     fetch_cuts_at_nul: bool = False
     numeric_is_float: bool = False  # NUMERIC(p,s) is described as SQL_DOUBLE -> float
     char_pads: bool = True  # CHAR(n) values come back blank-padded
@@ -153,10 +154,6 @@ class Profile:
     row_text_bytes: int = 0
     max_numeric_precision: int = 38
     varchar_enforced: bool = True  # a value longer than VARCHAR(n) is refused, never kept
-    text_keeps_nul: bool = False  # the database stores NUL inside text
-    # The driver returns stored text cut at its first NUL, which no client of it can detect
-    # (sqliteodbc keeps its rows as C strings): text with NUL is not read through it.
-    fetch_cuts_nul: bool = False
     # fastodbc refuses a str parameter with NUL (DataError): the driver would cut it.
     param_nul_refused: bool = False
     # SQL giving the text a driver reads of a double (column {}), when it reads text: what
@@ -180,6 +177,11 @@ class Profile:
     # Environment variables naming the script that halts and resumes the test server
     # (scripts/pg.sh, scripts/mariadb.sh) and that server's port.
     server_ctl_env: tuple[str, str] | None = None
+
+    @property
+    def text_keeps_nul(self) -> bool:
+        """The database stores NUL inside text."""
+        return self.nul_char_sql is not None
 
     def ddl(self, kind: str) -> str:
         """DDL for an abstract column type ('int', 'bigint', 'text', 'bytes', ...)."""
@@ -454,8 +456,6 @@ def sqlite_profile(path: Path) -> Profile:
         fetched_float_sql="CAST({} AS TEXT)",
         varchar_enforced=False,
         max_varchar=100_000,
-        text_keeps_nul=True,
-        fetch_cuts_nul=True,
         param_nul_refused=True,
         # sqliteodbc's UTF-8 -> UTF-16 conversion loses plane 16: U+100000 ends the value,
         # U+10FFFF comes back as U+FFFF.
@@ -622,7 +622,6 @@ def mariadb_profile(connstr: str) -> Profile:
         int_bits={"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64},
         max_varchar=16_383,  # utf8mb4: 65,535 bytes
         row_text_bytes=65_535,
-        text_keeps_nul=True,
     )
 
 

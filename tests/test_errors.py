@@ -383,3 +383,9 @@ def test_error_in_autocommit_mode(db, backend, connect, pk_table):
         (2,),
         (3,),
     ]
+
+
+@pytest.mark.fastodbc_only(reason="pyodbc has no DB-API exception attributes on connections")
+def test_connection_exception_attributes(db, cnxn):
+    for name in EXCEPTIONS:
+        assert getattr(cnxn, name) is getattr(db, name)

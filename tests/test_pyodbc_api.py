@@ -164,22 +164,6 @@ def test_searchescape(db, cnxn):
     assert escape == cnxn.getinfo(db.SQL_SEARCH_PATTERN_ESCAPE)
 
 
-@pytest.mark.fastodbc_only(reason="pyodbc has no DB-API exception attributes on connections")
-def test_connection_exception_attributes(db, cnxn):
-    names = [
-        "Warning",
-        "Error",
-        "InterfaceError",
-        "DatabaseError",
-        "DataError",
-        "OperationalError",
-        "IntegrityError",
-        "InternalError",
-        "ProgrammingError",
-        "NotSupportedError",
-    ]
-    for name in names:
-        assert getattr(cnxn, name) is getattr(db, name)
     with pytest.raises(cnxn.Error):
         cnxn.cursor().execute("SELECT * FROM fastodbc_no_such_table_xyz").fetchall()
 

@@ -60,7 +60,7 @@ def text_rules(profile, path: ReadPath) -> v.Rules:
     return v.Rules(
         max_codepoint=profile.wide_fetch_max_codepoint if path.wide() else 0x10FFFF,
         # Text with NUL only where the database keeps it and the driver reads it whole.
-        nul=profile.text_keeps_nul and not profile.fetch_cuts_nul,
+        nul=profile.text_keeps_nul and not profile.fetch_cuts_at_nul,
     )
 
 

@@ -32,11 +32,10 @@ pub fn class_for_sqlstate(state: &str) -> &'static str {
 
 /// Failures a MySQL-family client library (MariaDB Connector/ODBC 3.1) reports under a
 /// SQLSTATE that hides what happened, told apart by its native error: (the driver's SQLSTATE,
-/// native errors, the SQLSTATE raised). All three are OperationalError.
+/// native errors, the SQLSTATE raised). Both are OperationalError. (A server the driver cannot
+/// reach, HY000 with 2002 / 2003 / 2005, is a connect that failed with a general error: 08001
+/// for every driver, `ConnectionFailure::NotConnected`.)
 const MYSQL_RESTATED: &[(&str, &[i32], &str)] = &[
-    // CR_CONNECTION_ERROR, CR_CONN_HOST_ERROR, CR_UNKNOWN_HOST: the server can't be reached
-    // (the driver maps only a connection lost later, 2006 / 2013, to 08S01).
-    ("HY000", &[2002, 2003, 2005], "08001"),
     // ER_QUERY_INTERRUPTED: cancel() or KILL QUERY (the server's 70100, which the driver
     // calls "Server declined cancel request").
     ("HY018", &[1317], "HY008"),
