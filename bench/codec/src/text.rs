@@ -4,9 +4,7 @@
 
 use std::hint::black_box;
 
-use fastodbc_core::types::text::{
-    utf16_shape, utf16_write, utf8_shape, utf8_write, TextKind, TextStorage,
-};
+use fastodbc_pystr::{utf16_shape, utf16_write, utf8_shape, utf8_write, TextKind, TextStorage};
 
 use crate::{case, Visit};
 

@@ -3,7 +3,7 @@
 use crate::ffi;
 use crate::plan::{ColumnPlan, ResultPlan, TextCodec, ValueKind};
 use crate::types::numeric::NumberText;
-use crate::types::text::{utf16_shape, utf16_units, utf8_shape, TextKind, TextShape};
+use fastodbc_pystr::{utf16_shape, utf16_units, utf8_shape, TextKind, TextShape};
 
 /// Indicator values at or below this mark a value recovered whole after truncation: the
 /// bytes live in `RowBlock::overflow[MARK - ind]`.

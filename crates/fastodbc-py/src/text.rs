@@ -2,7 +2,7 @@
 //! storage kind, `PyUnicode_New` allocates the final string, the write pass fills it. One
 //! allocation per value, no intermediate object.
 
-use fastodbc_core::types::text::{self, InvalidText, TextShape, TextStorage};
+use fastodbc_pystr::{self as text, InvalidText, TextShape, TextStorage};
 use std::ffi::CStr;
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
