@@ -1,13 +1,14 @@
-//! `RowBlock`: the columnar buffers one `SQLFetch` fills, laid out from a `ResultPlan`.
+//! `RowBlock`: the columnar buffers one `SQLFetch` fills, laid out from a `ResultPlan`, and
+//! read by any consumer: cell by cell (`cell`) or column by column (`column`: validity,
+//! fixed-width values, variable-length values with their lengths, long values recovered whole).
+//! Nothing here knows what a consumer builds (`consumer::BlockConsumer`).
 
+use crate::consumer::BlockNotes;
 use crate::ffi;
-use crate::plan::{ColumnPlan, ResultPlan, TextCodec, ValueKind};
-use crate::types::numeric::NumberText;
-use fastodbc_pystr::{utf16_shape, utf16_units, utf8_shape, TextKind, TextShape};
+use crate::plan::{ColumnPlan, ResultPlan};
 
-/// Indicator values at or below this mark a value recovered whole after truncation: the
-/// bytes live in `RowBlock::overflow[MARK - ind]`.
-const OVERFLOW_MARK: isize = -1000;
+mod columns;
+pub use columns::{ColumnValues, FixedColumn, LongValues, VariableColumn};
 
 /// One bound column: `rows` elements of `elem` bytes and their length indicators.
 pub struct ColumnBuffer {
@@ -71,54 +72,6 @@ pub enum Cell<'a> {
     Value(&'a [u8]),
 }
 
-/// A text value's `TextShape` in one word: characters << 3 | kind + 1; 0 when unknown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct ShapeCell(u64);
-
-impl ShapeCell {
-    const UNKNOWN: ShapeCell = ShapeCell(0);
-
-    #[inline]
-    fn of(shape: Option<TextShape>) -> ShapeCell {
-        match shape {
-            Some(s) => ShapeCell(((s.chars as u64) << 3) | (s.kind as u64 + 1)),
-            None => ShapeCell::UNKNOWN,
-        }
-    }
-
-    #[inline]
-    fn shape(self) -> Option<TextShape> {
-        let kind = match self.0 & 7 {
-            1 => TextKind::Ascii,
-            2 => TextKind::Latin1,
-            3 => TextKind::Ucs2,
-            4 => TextKind::Ucs4,
-            _ => return None,
-        };
-        Some(TextShape {
-            kind,
-            chars: (self.0 >> 3) as usize,
-        })
-    }
-}
-
-/// What `RowBlock::describe` found about the values of one bound column.
-#[derive(Default)]
-enum Described {
-    #[default]
-    Nothing,
-    /// The shape of each text value (`ShapeCell::UNKNOWN` for NULL or invalid text).
-    Text(Vec<ShapeCell>),
-    /// Each number read from its text (`DriverTraits::numbers_as_text`, `integers_as_text`):
-    /// `kinds` says what `bits` hold (`NUMBER_INT`, `NUMBER_FLOAT`, or `NUMBER_UNKNOWN` for
-    /// NULL and text that is no number), so the consumer only builds the object.
-    Numbers { kinds: Vec<u8>, bits: Vec<u64> },
-}
-
-const NUMBER_UNKNOWN: u8 = 0;
-const NUMBER_INT: u8 = 1;
-const NUMBER_FLOAT: u8 = 2;
-
 /// Buffers of `rows` rows for the plan's bound columns: a block, or with one row the staging
 /// row the driver fills when the plan fetches row at a time.
 pub fn column_buffers(plan: &ResultPlan, rows: usize) -> Vec<ColumnBuffer> {
@@ -142,11 +95,13 @@ pub struct RowBlock {
     pub bound: Vec<ColumnBuffer>,
     /// Streamed (long) values: one list per column after the bound prefix, one slot per row.
     pub streamed: Vec<Vec<Option<Vec<u8>>>>,
-    /// Values recovered whole with `SQLGetData` after the driver truncated them in the block.
-    pub overflow: Vec<Vec<u8>>,
-    /// What was found about the values while the block was read ahead (`describe`): one
-    /// entry per bound column; see `text_shape` and `number`.
-    described: Vec<Described>,
+    /// Per bound column, the values longer than their element, read again whole with
+    /// `SQLGetData`: their indicators stay as the driver wrote them (a length past the
+    /// element's capacity, or `SQL_NO_TOTAL`).
+    pub long: Vec<LongValues>,
+    /// What a consumer found about this block on the thread that fetched it
+    /// (`BlockConsumer::prepare`).
+    pub notes: BlockNotes,
     /// Rows of the block the last fetch filled.
     pub rows: usize,
     pub capacity_rows: usize,
@@ -158,8 +113,8 @@ impl RowBlock {
         RowBlock {
             bound: column_buffers(plan, rows),
             streamed: vec![Vec::new(); plan.columns.len() - plan.bound],
-            overflow: Vec::new(),
-            described: Vec::new(),
+            long: vec![LongValues::default(); plan.bound],
+            notes: BlockNotes::default(),
             rows: 0,
             capacity_rows: rows,
         }
@@ -186,6 +141,7 @@ impl RowBlock {
     /// streamed columns here too.
     pub fn resize(&mut self, plan: &ResultPlan, rows: usize) {
         self.bound = column_buffers(plan, rows);
+        self.long.resize_with(plan.bound, LongValues::default);
         self.streamed
             .resize_with(plan.columns.len() - plan.bound, Vec::new);
         self.capacity_rows = rows;
@@ -212,19 +168,17 @@ impl RowBlock {
     pub fn cell(&self, col: usize, row: usize) -> Cell<'_> {
         if let Some(buf) = self.bound.get(col) {
             let ind = buf.ind[row];
-            if ind >= 0 {
+            if ind >= 0 && ind as usize <= buf.capacity {
                 let start = row * buf.elem;
-                let len = (ind as usize).min(buf.capacity);
-                Cell::Value(&buf.bytes()[start..start + len])
-            } else if ind <= OVERFLOW_MARK {
-                // Variable-length values' indicators are checked as fetched; a fixed-size
-                // element is whole whatever its indicator says.
-                match self.overflow.get((OVERFLOW_MARK - ind) as usize) {
-                    Some(v) => Cell::Value(v),
-                    None => Cell::Value(buf.element(row)),
-                }
+                Cell::Value(&buf.bytes()[start..start + ind as usize])
             } else if ind == ffi::SQL_NULL_DATA {
                 Cell::Null
+            } else if buf.variable {
+                // Longer than its element (or of no total): the fetch read it again whole.
+                match self.long.get(col).and_then(|l| l.get(row)) {
+                    Some(v) => Cell::Value(v),
+                    None => Cell::Value(&buf.element(row)[..buf.capacity]),
+                }
             } else {
                 // Fixed-size C types may report SQL_NO_TOTAL-like values; the element is whole.
                 Cell::Value(buf.element(row))
@@ -245,12 +199,12 @@ impl RowBlock {
     pub fn value_in_element(&self, col: usize, row: usize) -> Option<(&[u8], usize)> {
         let buf = self.bound.get(col)?;
         let ind = *buf.ind.get(row)?;
-        if ind < 0 {
+        if ind < 0 || ind as usize > buf.capacity {
             return None;
         }
         let start = row * buf.elem;
         let element = buf.bytes().get(start..start + buf.elem)?;
-        Some((element, (ind as usize).min(buf.capacity)))
+        Some((element, ind as usize))
     }
 
     /// Copies the staged row (as the driver wrote it in `staging`) into row `row` of the block.
@@ -279,324 +233,49 @@ impl RowBlock {
         }
     }
 
-    /// Does ahead what the consumer would do first with each value: finds the shape of every
-    /// UTF-8 and UTF-16 text value (valid text only), so the consumer allocates its string
-    /// without a shape pass of its own, and reads the numbers of columns fetched as text. The
-    /// thread that read the block ahead does this when it has time to spare
-    /// (`Statement::read_ahead`).
-    pub fn describe(&mut self, plan: &ResultPlan) {
+    /// Records the whole value of bound column `col`, row `row`, read again after the driver
+    /// cut it in the block (rows in increasing order per column, as a fetch reads them).
+    pub fn store_long(&mut self, col: usize, row: usize, value: Vec<u8>) {
+        if let Some(long) = self.long.get_mut(col) {
+            long.push(row, value);
+        }
+    }
+
+    /// Forgets the long values of the last fill, before the block is filled again.
+    pub fn clear_long(&mut self) {
+        for long in &mut self.long {
+            long.clear();
+        }
+    }
+
+    /// The values of column `col`, column-wise (`None` past the plan's columns).
+    pub fn column(&self, col: usize) -> Option<ColumnValues<'_>> {
         let rows = self.len();
-        let mut described = std::mem::take(&mut self.described);
-        described.resize_with(self.bound.len(), Described::default);
-        for (col, (column, described)) in plan.columns.iter().zip(&mut described).enumerate() {
-            let utf8 = match (column.kind, &column.codec) {
-                (ValueKind::Text, Some(TextCodec::Utf8)) => true,
-                (ValueKind::Text, Some(TextCodec::Utf16)) => false,
-                (ValueKind::Int | ValueKind::Float, Some(TextCodec::Utf8)) => {
-                    self.describe_numbers(col, column.kind == ValueKind::Int, described);
-                    continue;
-                }
-                _ => {
-                    *described = Described::Nothing;
-                    continue;
-                }
-            };
-            if !matches!(described, Described::Text(_)) {
-                *described = Described::Text(Vec::new());
-            }
-            let Described::Text(shapes) = described else {
-                continue;
-            };
-            shapes.clear();
-            shapes.extend((0..rows).map(|row| match self.cell(col, row) {
-                Cell::Value(b) if utf8 => ShapeCell::of(utf8_shape(b).ok()),
-                Cell::Value(b) => ShapeCell::of(utf16_units(b).and_then(|u| utf16_shape(u).ok())),
-                Cell::Null => ShapeCell::UNKNOWN,
-            }));
+        if let Some(buf) = self.bound.get(col) {
+            let indicators = buf.ind.get(..rows)?;
+            let data = buf.bytes().get(..rows * buf.elem)?;
+            return Some(if buf.variable {
+                ColumnValues::Variable(VariableColumn {
+                    data,
+                    elem: buf.elem,
+                    capacity: buf.capacity,
+                    indicators,
+                    long: self.long.get(col)?,
+                })
+            } else {
+                ColumnValues::Fixed(FixedColumn {
+                    data,
+                    elem: buf.elem,
+                    indicators,
+                })
+            });
         }
-        self.described = described;
-    }
-
-    /// Reads the numbers of text-fetched column `col` as the consumer would
-    /// (`NumberText::integer_in_element` / `NumberText::float`).
-    fn describe_numbers(&self, col: usize, int: bool, described: &mut Described) {
-        if !matches!(described, Described::Numbers { .. }) {
-            *described = Described::Numbers {
-                kinds: Vec::new(),
-                bits: Vec::new(),
-            };
-        }
-        let Described::Numbers { kinds, bits } = described else {
-            return;
-        };
-        kinds.clear();
-        bits.clear();
-        for row in 0..self.len() {
-            let n = match self.value_in_element(col, row) {
-                Some((element, len)) if int => NumberText::integer_in_element(element, len),
-                _ => match self.cell(col, row) {
-                    Cell::Value(b) if int => NumberText::integer(b),
-                    Cell::Value(b) => NumberText::float(b),
-                    Cell::Null => NumberText::Text,
-                },
-            };
-            let (kind, value) = match n {
-                NumberText::Int(v) => (NUMBER_INT, v as u64),
-                NumberText::Float(v) => (NUMBER_FLOAT, v.to_bits()),
-                NumberText::Text => (NUMBER_UNKNOWN, 0),
-            };
-            kinds.push(kind);
-            bits.push(value);
-        }
-    }
-
-    /// Forgets what was found about the block's previous rows (a fill that does not describe
-    /// them).
-    pub fn forget_described(&mut self) {
-        for described in &mut self.described {
-            match described {
-                Described::Nothing => {}
-                Described::Text(shapes) => shapes.clear(),
-                Described::Numbers { kinds, bits } => {
-                    kinds.clear();
-                    bits.clear();
-                }
-            }
-        }
-    }
-
-    /// The shape `describe` found for the text value of bound column `col`, row `row`: the
-    /// value (`cell`) is valid text of that shape.
-    #[inline]
-    pub fn text_shape(&self, col: usize, row: usize) -> Option<TextShape> {
-        match self.described.get(col)? {
-            Described::Text(shapes) => shapes.get(row)?.shape(),
-            _ => None,
-        }
-    }
-
-    /// The number `describe` read from the text of bound column `col`, row `row`: an integer
-    /// or a float, never `NumberText::Text` (`None` then, as for NULL or not described).
-    #[inline]
-    pub fn number(&self, col: usize, row: usize) -> Option<NumberText> {
-        let Described::Numbers { kinds, bits } = self.described.get(col)? else {
-            return None;
-        };
-        let bits = *bits.get(row)?;
-        match *kinds.get(row)? {
-            NUMBER_INT => Some(NumberText::Int(bits as i64)),
-            NUMBER_FLOAT => Some(NumberText::Float(f64::from_bits(bits))),
-            _ => None,
-        }
-    }
-
-    /// Records a value recovered after truncation and points the indicator at it.
-    pub fn store_overflow(&mut self, col: usize, row: usize, value: Vec<u8>) {
-        let idx = self.overflow.len() as isize;
-        self.overflow.push(value);
-        self.bound[col].ind[row] = OVERFLOW_MARK - idx;
+        let values = self.streamed.get(col - self.bound.len())?;
+        Some(ColumnValues::Streamed(
+            values.get(..rows.min(values.len()))?,
+        ))
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::plan::{ColumnDescription, Decoding, PlanOptions, TextCodec};
-
-    fn column(sql_type: i16, codec: TextCodec) -> ColumnPlan {
-        let desc = ColumnDescription {
-            name: "c".into(),
-            sql_type,
-            size: 20,
-            digits: 0,
-            nullable: true,
-        };
-        ColumnPlan::choose(
-            desc,
-            &Decoding {
-                char: codec.clone(),
-                wchar: codec,
-            },
-        )
-    }
-
-    /// Writes `values` into bound column `col` as the driver would (None: NULL).
-    fn fill(block: &mut RowBlock, col: usize, values: &[Option<Vec<u8>>]) {
-        let buf = &mut block.bound[col];
-        for (row, v) in values.iter().enumerate() {
-            match v {
-                Some(b) => {
-                    // SAFETY: row < capacity and the value fits the element (checked below).
-                    assert!(b.len() <= buf.capacity);
-                    unsafe {
-                        let at = buf.data_ptr().add(row * buf.elem);
-                        std::ptr::copy_nonoverlapping(b.as_ptr(), at, b.len());
-                    }
-                    buf.ind[row] = b.len() as ffi::Len;
-                }
-                None => buf.ind[row] = ffi::SQL_NULL_DATA,
-            }
-        }
-        block.rows = values.len();
-    }
-
-    #[test]
-    fn a_block_fits_only_the_layout_it_was_made_for() {
-        let plan = |types: &[i16]| {
-            let columns = types.iter().map(|&t| column(t, TextCodec::Utf8)).collect();
-            ResultPlan::new(columns, 1 << 20)
-        };
-        let stamp_text = plan(&[ffi::SQL_TYPE_TIMESTAMP, ffi::SQL_VARCHAR]);
-        let block = RowBlock::new(&stamp_text, 16);
-        assert!(block.fits(&stamp_text, 16));
-        assert!(!block.fits(&stamp_text, 128), "other rows");
-        // A GUID is as wide as a TIMESTAMP_STRUCT: the C type tells them apart.
-        let guid_text = plan(&[ffi::SQL_GUID, ffi::SQL_VARCHAR]);
-        assert_eq!(
-            guid_text.columns[0].elem_bytes,
-            stamp_text.columns[0].elem_bytes
-        );
-        assert!(!block.fits(&guid_text, 16), "other C type, same size");
-        assert!(
-            !block.fits(&plan(&[ffi::SQL_TYPE_TIMESTAMP]), 16),
-            "fewer columns"
-        );
-        let stamp = plan(&[ffi::SQL_TYPE_TIMESTAMP]);
-        assert!(
-            !RowBlock::new(&stamp, 16).fits(&stamp_text, 16),
-            "more columns"
-        );
-        assert!(!block.fits(&plan(&[ffi::SQL_TYPE_TIMESTAMP, ffi::SQL_TYPE_DATE]), 16));
-        assert!(buffers_fit(&column_buffers(&stamp_text, 1), &stamp_text, 1));
-        assert!(!buffers_fit(&column_buffers(&stamp_text, 1), &guid_text, 1));
-    }
-
-    #[test]
-    fn described_shapes_are_the_decoders_and_forgotten_on_request() {
-        let utf16 = |s: &str| -> Vec<u8> { s.encode_utf16().flat_map(u16::to_le_bytes).collect() };
-        let texts = ["", "ascii", "café", "Добрый", "😀x", "日本語"];
-        let mut utf8_values: Vec<Option<Vec<u8>>> =
-            texts.iter().map(|t| Some(t.as_bytes().to_vec())).collect();
-        utf8_values.push(None);
-        utf8_values.push(Some(b"a\xffb".to_vec())); // invalid: no shape
-        let mut utf16_values: Vec<Option<Vec<u8>>> = texts.iter().map(|t| Some(utf16(t))).collect();
-        utf16_values.push(None);
-        utf16_values.push(Some(vec![0x00, 0xD8, 0x41, 0x00])); // unpaired surrogate: no shape
-        let plan = ResultPlan::new(
-            vec![
-                column(ffi::SQL_VARCHAR, TextCodec::Utf8),
-                column(ffi::SQL_WVARCHAR, TextCodec::Utf16),
-                column(ffi::SQL_INTEGER, TextCodec::Utf8),
-            ],
-            1 << 16,
-        );
-        let mut block = RowBlock::new(&plan, 16);
-        fill(&mut block, 0, &utf8_values);
-        fill(&mut block, 1, &utf16_values);
-        block.describe(&plan);
-        for (row, t) in texts.iter().enumerate() {
-            let want8 = utf8_shape(t.as_bytes()).ok();
-            let units: Vec<u16> = t.encode_utf16().collect();
-            let want16 = utf16_shape(&units).ok();
-            assert_eq!(block.text_shape(0, row), want8, "{t:?}");
-            assert_eq!(block.text_shape(1, row), want16, "{t:?}");
-            assert_eq!(want8, want16);
-        }
-        for row in [texts.len(), texts.len() + 1] {
-            assert_eq!(block.text_shape(0, row), None);
-            assert_eq!(block.text_shape(1, row), None);
-        }
-        // Not text: never described.
-        assert_eq!(block.text_shape(2, 0), None);
-        // Past the block's rows.
-        assert_eq!(block.text_shape(0, texts.len() + 2), None);
-        block.forget_described();
-        assert_eq!(block.text_shape(0, 2), None);
-    }
-
-    #[test]
-    fn described_numbers_are_what_the_consumer_reads() {
-        // What an INTEGER or REAL column of SQLite can hold, as its driver writes the text.
-        let texts: [&[u8]; 13] = [
-            b"0",
-            b"-17",
-            b"9223372036854775807",
-            b"-9223372036854775808",
-            b"9223372036854775808", // past i64: text
-            b"007",                 // stored text: stays text
-            b"3.7",
-            b"-2.5e-07",
-            b"1e+20",
-            b"abc",
-            b"12abc",
-            b"Inf",
-            b"",
-        ];
-        let mut values: Vec<Option<Vec<u8>>> = texts.iter().map(|t| Some(t.to_vec())).collect();
-        values.push(None);
-        let opts = PlanOptions {
-            sizes_unreliable: true,
-            recoverable: true,
-            numbers_as_text: true,
-            integers_as_text: false,
-            wide_text_via_getdata: false,
-            wide_text_as_utf8: false,
-        };
-        let utf8 = Decoding {
-            char: TextCodec::Utf8,
-            wchar: TextCodec::Utf8,
-        };
-        let number_column = |sql_type| {
-            let desc = ColumnDescription {
-                name: "n".into(),
-                sql_type,
-                size: 10,
-                digits: 0,
-                nullable: true,
-            };
-            ColumnPlan::choose_with(desc, &utf8, opts)
-        };
-        let plan = ResultPlan::new(
-            vec![
-                number_column(ffi::SQL_INTEGER),
-                number_column(ffi::SQL_DOUBLE),
-            ],
-            1 << 16,
-        );
-        let mut block = RowBlock::new(&plan, 16);
-        fill(&mut block, 0, &values);
-        fill(&mut block, 1, &values);
-        // A value longer than its element, as recovered after truncation.
-        let long = b"123456789012345678901234567890".to_vec();
-        block.store_overflow(0, 13, long.clone());
-        block.store_overflow(1, 13, b"1.5".to_vec());
-        block.rows = 14;
-        block.describe(&plan);
-        let read = |n: NumberText| match n {
-            NumberText::Text => None,
-            n => Some(n),
-        };
-        for (row, t) in texts.iter().enumerate() {
-            let int = NumberText::integer(t);
-            assert_eq!(block.number(0, row), read(int), "{:?}", t);
-            let float = NumberText::float(t);
-            assert_eq!(block.number(1, row), read(float), "{:?}", t);
-        }
-        assert_eq!(block.number(0, 2), Some(NumberText::Int(i64::MAX)));
-        assert_eq!(block.number(0, 6), Some(NumberText::Float(3.7)));
-        assert_eq!(block.number(0, 5), None);
-        assert_eq!(block.number(1, 5), Some(NumberText::Float(7.0)));
-        assert_eq!(block.number(0, 13), read(NumberText::integer(&long)));
-        assert_eq!(block.number(1, 13), Some(NumberText::Float(1.5)));
-        // NULL, then past the block's rows.
-        block.rows = 15;
-        block.bound[0].ind[14] = ffi::SQL_NULL_DATA;
-        block.describe(&plan);
-        assert_eq!(block.number(0, 14), None);
-        assert_eq!(block.number(0, 15), None);
-        // Numbers are not text shapes, and forgotten on request.
-        assert_eq!(block.text_shape(0, 0), None);
-        block.forget_described();
-        assert_eq!(block.number(0, 1), None);
-    }
-}
+mod tests;

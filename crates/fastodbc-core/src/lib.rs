@@ -1,25 +1,30 @@
 //! fastodbc-core: ODBC connections, statements, per-column fetch plans, block fetch and
-//! parameter arrays. No Python here: `fastodbc-py` turns blocks into Python objects, and an
-//! Arrow consumer can read the same blocks.
+//! parameter arrays. No Python here: blocks (`RowBlock`) are read by consumers
+//! (`consumer::BlockConsumer`): `fastodbc-py` turns them into Python rows, and an Arrow
+//! consumer reads the same blocks. docs/architecture.md has the map.
 
 pub mod array_insert;
 pub mod block;
 pub mod compiled_insert;
 pub mod connection;
 pub mod connstr;
+pub mod consumer;
 pub mod diagnostics;
 pub mod fetch_thread;
 pub mod ffi;
 pub mod params;
 pub mod plan;
+pub mod read_ahead;
 pub mod redact;
 pub mod sqlscan;
 pub mod statement;
 pub mod types;
 
-pub use block::{Cell, RowBlock};
+pub use block::{Cell, ColumnValues, RowBlock};
 pub use connection::{AttrValue, Connection, DriverTraits};
+pub use consumer::{BlockConsumer, BlockNotes};
 pub use diagnostics::{ConnectionFailure, DiagRecord, Diagnostics, Error, Result};
 pub use params::{BindOptions, ParamBatch, ParamValue, TextEncoding};
 pub use plan::{ColumnDescription, ColumnPlan, Decoding, ResultPlan, TextCodec, ValueKind};
-pub use statement::{CatalogFunction, LentFetch, Statement, StatementHandle};
+pub use read_ahead::LentFetch;
+pub use statement::{CatalogFunction, ResultSet, Statement, StatementHandle};

@@ -4,6 +4,7 @@
 use fastodbc_core::types::numeric::NumberText;
 use fastodbc_core::types::{guid, temporal};
 use fastodbc_core::{Cell, ColumnPlan, RowBlock, TextCodec, ValueKind};
+use fastodbc_pystr::PreparedRows;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
@@ -145,7 +146,8 @@ impl Converter {
     }
 
     /// Converts the cell of column `col` in row `row` of `block`; `column` names it in errors.
-    /// Numbers read as text come read from the fetch thread when it had time to spare, else
+    /// `prepared` is what the fetch thread found about the block when it had time to spare
+    /// (`RowsPreparation`): numbers read from their text and the shapes of text values. Else
     /// integers are parsed in place, a word at a time (`NumberText::integer_in_element`);
     /// everything else goes through `convert`.
     #[inline]
@@ -153,14 +155,15 @@ impl Converter {
         &self,
         py: Python<'_>,
         block: &RowBlock,
+        prepared: Option<&PreparedRows>,
         col: usize,
         row: usize,
         column: &str,
     ) -> PyResult<PyObject> {
         match self {
             Converter::IntText | Converter::FloatText => {
-                // Read on the fetch thread (`RowBlock::describe`): only the object to build.
-                if let Some(n) = block.number(col, row) {
+                // Read on the fetch thread: only the object to build.
+                if let Some(n) = prepared.and_then(|p| p.number(col, row)) {
                     return number_object(py, n, &[], column);
                 }
                 if let (Converter::IntText, Some((element, len))) =
@@ -176,8 +179,8 @@ impl Converter {
             Converter::Utf8Text | Converter::Utf16Text => {
                 // The cell is looked up once the shape is known to be there: without one (a
                 // block the fetch thread did not describe) `convert` looks it up itself.
-                if let Some((shape, Cell::Value(b))) = block
-                    .text_shape(col, row)
+                if let Some((shape, Cell::Value(b))) = prepared
+                    .and_then(|p| p.text_shape(col, row))
                     .map(|shape| (shape, block.cell(col, row)))
                 {
                     let s = if let Converter::Utf8Text = self {

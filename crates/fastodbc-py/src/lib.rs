@@ -11,6 +11,7 @@ mod floor;
 mod info;
 mod params;
 mod row;
+mod rows;
 mod text;
 
 use pyo3::prelude::*;

@@ -72,7 +72,7 @@ pub fn str_from_utf16_bytes<'py>(
     }
 }
 
-/// `str` from UTF-16LE bytes of a block whose shape is known (`RowBlock::text_shape`, found
+/// `str` from UTF-16LE bytes of a block whose shape is known (`PreparedRows::text_shape`, found
 /// only for aligned values of even length); `None` for any other bytes.
 pub fn str_of_utf16_bytes_shape<'py>(
     py: Python<'py>,

@@ -9,6 +9,9 @@
 //! characters (a branch-free OR / count that the compiler vectorises), then `*_write_*` fills
 //! the caller's storage directly. No intermediate string is ever built.
 
+pub mod prepare;
+pub use prepare::{PreparedRows, RowsPreparation};
+
 /// How CPython must store a string: the narrowest kind holding its widest character.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum TextKind {

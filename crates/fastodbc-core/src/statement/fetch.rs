@@ -1,0 +1,200 @@
+//! Filling a result set's block: one `SQLFetch` for a whole rowset (`fetch_rowset`), or rows
+//! fetched one at a time and assembled (`assemble_block`) where long values can only be read
+//! on the current row. Truncation is never silent: every variable-length value longer than its
+//! element is read again whole (`getdata`) or reported.
+
+use super::getdata::{check_indicator, get_data, get_wide_checked, reread_truncated};
+use super::result_set::bind_columns;
+use super::Statement;
+use crate::diagnostics::{check, DiagRecord, Error, Result};
+use crate::ffi;
+use crate::plan::DEFAULT_BLOCK_BYTES;
+
+impl Statement {
+    /// Fetches the next block. Returns the number of rows in it (0 at the end).
+    pub fn fetch_block(&mut self) -> Result<usize> {
+        let Some(rs) = self.result.as_mut() else {
+            return Err(Error::Programming(
+                "No results.  Previous SQL was not a query.".into(),
+            ));
+        };
+        if let Some(fetched) = rs.read_ahead.take(&mut rs.block) {
+            return fetched;
+        }
+        self.fill_block(false)
+    }
+
+    /// Fetches the next block into `result.block`; with `prepare`, the result's consumer
+    /// prepares it too (`BlockConsumer::prepare`: this runs on the fetch thread).
+    pub(crate) fn fill_block(&mut self, prepare: bool) -> Result<usize> {
+        let Some(rs) = self.result.as_mut() else {
+            return Ok(0);
+        };
+        if rs.exhausted {
+            return Ok(0);
+        }
+        if !rs.bound {
+            self.bind_block()?;
+        }
+        let Some(rs) = self.result.as_mut() else {
+            return Ok(0);
+        };
+        rs.block.clear_long();
+        let row_at_a_time = rs.plan.row_at_a_time;
+        let fetched = if row_at_a_time {
+            self.assemble_block()
+        } else {
+            self.fetch_rowset()
+        };
+        let Some(rs) = self.result.as_mut() else {
+            return fetched;
+        };
+        let rows = match fetched {
+            Ok(rows) => rows,
+            Err(e) => {
+                // Nothing of this block is served (it may be the spare, holding rows of an
+                // earlier block); a retry fetches again.
+                rs.block.rows = 0;
+                return Err(e.on_connection(self.dbc));
+            }
+        };
+        rs.fetches += 1;
+        if rows == 0 {
+            rs.exhausted = true;
+            rs.block.rows = 0;
+        }
+        let mut notes = std::mem::take(&mut rs.block.notes);
+        match rs.consumer.as_ref().filter(|_| prepare) {
+            Some(consumer) => consumer.prepare(&rs.plan, &rs.block, &mut notes),
+            None => notes.invalidate(),
+        }
+        rs.block.notes = notes;
+        Ok(rows)
+    }
+
+    /// One `SQLFetch` fills the whole block; truncated values are re-read with SQLSetPos +
+    /// SQLGetData where the driver allows it.
+    fn fetch_rowset(&mut self) -> Result<usize> {
+        let h = self.h;
+        if let Some(rs) = self.result.as_mut() {
+            let rows = rs.grow_block();
+            if rs.bound_to != rs.block.address() {
+                bind_columns(h, &rs.plan.columns, &mut rs.block.bound)?;
+                rs.bound_to = rs.block.address();
+            }
+            self.set_array_size(rows)?;
+        }
+        // SAFETY (of fetch_next): buffers bound by open_result are alive in self.result.
+        if !fetch_next(h, &mut self.messages)? {
+            return Ok(0);
+        }
+        let traits = self.traits;
+        let Some(rs) = self.result.as_mut() else {
+            return Ok(0);
+        };
+        rs.block.rows = (*self.fetched).min(rs.block.capacity_rows);
+        let rows = rs.block.len();
+        // Truncation is never silent: any variable-length value longer than its element is
+        // read again whole or reported.
+        for col in 0..rs.block.bound.len() {
+            let buf = &rs.block.bound[col];
+            if !buf.variable {
+                continue;
+            }
+            let cap = buf.capacity as ffi::Len;
+            for row in 0..rows {
+                let ind = rs.block.bound[col].ind[row];
+                if ind > cap || ind < ffi::SQL_NULL_DATA {
+                    check_indicator(ind, &rs.plan.columns[col], row)?;
+                    let positioned = traits.getdata_in_block && {
+                        // SAFETY: positions the cursor on a fetched row of the current rowset.
+                        let ret = unsafe {
+                            ffi::SQLSetPos(
+                                h,
+                                (row + 1) as ffi::ULen,
+                                ffi::SQL_POSITION,
+                                ffi::SQL_LOCK_NO_CHANGE,
+                            )
+                        };
+                        ret == ffi::SQL_SUCCESS || ret == ffi::SQL_SUCCESS_WITH_INFO
+                    };
+                    let plan = &rs.plan.columns[col];
+                    let v = reread_truncated(h, positioned, plan, col, row, &mut self.messages)?;
+                    rs.block.store_long(col, row, v);
+                }
+            }
+        }
+        Ok(rows)
+    }
+
+    /// Fetches rows one at a time into the staging buffers and copies each into the block;
+    /// long values are read with SQLGetData on the current row (streamed columns, and bound
+    /// values the driver truncated). Stops at the block's rows or its byte budget.
+    fn assemble_block(&mut self) -> Result<usize> {
+        let h = self.h;
+        let traits = self.traits;
+        let Some(rs) = self.result.as_mut() else {
+            return Ok(0);
+        };
+        let capacity = rs.grow_block();
+        let bound = rs.plan.bound;
+        for values in rs.block.streamed.iter_mut() {
+            values.clear();
+        }
+        let mut streamed_bytes = 0usize;
+        let mut n = 0usize;
+        while n < capacity && streamed_bytes <= DEFAULT_BLOCK_BYTES {
+            // SAFETY (of fetch_next): the staging buffers are alive in self.result.
+            if !fetch_next(h, &mut self.messages)? {
+                break;
+            }
+            rs.block.copy_staged(&rs.staging, n);
+            for col in 0..bound {
+                let staged = &rs.staging[col];
+                let ind = staged.ind[0];
+                if staged.variable
+                    && (ind > staged.capacity as ffi::Len || ind < ffi::SQL_NULL_DATA)
+                {
+                    check_indicator(ind, &rs.plan.columns[col], n)?;
+                    let plan = &rs.plan.columns[col];
+                    let v = reread_truncated(
+                        h,
+                        traits.getdata_bound,
+                        plan,
+                        col,
+                        n,
+                        &mut self.messages,
+                    )?;
+                    streamed_bytes += v.len();
+                    rs.block.store_long(col, n, v);
+                }
+            }
+            for (i, values) in rs.block.streamed.iter_mut().enumerate() {
+                let col = bound + i;
+                let Some(plan) = rs.plan.columns.get(col) else {
+                    return Err(Error::Interface(format!(
+                        "fastodbc: the block holds a streamed column {col} the plan lacks"
+                    )));
+                };
+                let v = if traits.utf16_unreliable && plan.c_type == ffi::SQL_C_WCHAR {
+                    get_wide_checked(h, col, traits.narrow_text, plan, &mut self.messages)?
+                } else {
+                    get_data(h, col, plan.c_type, &mut self.messages)?
+                };
+                streamed_bytes += v.as_ref().map_or(0, |v| v.len());
+                values.push(v);
+            }
+            n += 1;
+        }
+        rs.block.rows = n;
+        Ok(n)
+    }
+}
+
+/// `SQLFetch` into whatever is bound; false at the end of the result. The caller keeps the
+/// bound buffers alive.
+fn fetch_next(h: ffi::Handle, messages: &mut Vec<DiagRecord>) -> Result<bool> {
+    // SAFETY: valid handle; bindings are the caller's (see above).
+    let ret = unsafe { ffi::SQLFetch(h) };
+    check(ret, ffi::SQL_HANDLE_STMT, h, "SQLFetch", Some(messages))
+}

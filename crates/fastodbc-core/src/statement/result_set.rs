@@ -1,0 +1,302 @@
+//! A result set: its plan, chosen once from the description (`ColumnPlan::choose_with`), its
+//! block buffers (allocated and bound at the first fetch, grown, kept bound for the next result
+//! when small: `KeptBuffers`), and how far fetching went. The fetches are `fetch`'s.
+
+use std::sync::Arc;
+
+use super::Statement;
+use crate::block::{buffers_fit, column_buffers, ColumnBuffer, RowBlock};
+use crate::connection::NarrowText;
+use crate::consumer::BlockConsumer;
+use crate::diagnostics::{check, Result};
+use crate::ffi;
+use crate::plan::{ColumnPlan, Decoding, PlanOptions, ResultPlan};
+use crate::read_ahead::ReadAhead;
+
+/// The current result set: its plan, its block buffers, and how far fetching went.
+pub struct ResultSet {
+    pub plan: ResultPlan,
+    /// The block the consumer reads.
+    pub block: RowBlock,
+    pub exhausted: bool,
+    /// Rows the next block holds: starts small and grows to the plan's size.
+    pub(crate) block_rows: usize,
+    /// Blocks fetched so far (read ahead included).
+    pub(crate) fetches: usize,
+    /// The other block of the pair read ahead into, and the block read ahead.
+    pub(crate) read_ahead: ReadAhead,
+    /// The consumer that prepares blocks on the fetch thread (`set_consumer`).
+    pub(crate) consumer: Option<Arc<dyn BlockConsumer>>,
+    /// The one-row buffers the driver fills when the plan fetches row at a time (each row is
+    /// then copied into the block being filled).
+    pub(crate) staging: Vec<ColumnBuffer>,
+    /// The buffers bound now (`RowBlock::address`): a block filled next is bound first.
+    pub(crate) bound_to: Option<*const u64>,
+    /// Buffers are allocated and bound (at the first fetch).
+    pub(crate) bound: bool,
+}
+
+impl ResultSet {
+    /// A consumer that prepares each block read ahead on the fetch thread
+    /// (`BlockConsumer::prepare`), for the blocks fetched from now on.
+    pub fn set_consumer(&mut self, consumer: Arc<dyn BlockConsumer>) {
+        self.consumer = Some(consumer);
+    }
+
+    /// The buffers this result leaves bound when it closes, if a later result may fetch into
+    /// them (`KeptBuffers`): it never outgrew its first block (nor `KEPT_BYTES`), nothing is
+    /// read ahead, and the buffers its bindings point to are whole (a failed bind unbinds and
+    /// clears `bound`).
+    pub(crate) fn into_kept(self) -> Option<KeptBuffers> {
+        let bindings_here = if self.plan.row_at_a_time {
+            !self.staging.is_empty()
+        } else {
+            self.bound_to.is_some() && self.bound_to == self.block.address()
+        };
+        (self.bound
+            && bindings_here
+            && self.read_ahead.is_idle()
+            && self.block.capacity_rows <= FIRST_ROWSET
+            && self.block.buffer_bytes() <= KEPT_BYTES)
+            .then_some(KeptBuffers {
+                block: self.block,
+                staging: self.staging,
+            })
+    }
+
+    /// Sizes the block about to be filled and returns its rows: after a full first block the
+    /// result is longer than a first glance, and blocks grow 8-fold up to the plan's size.
+    /// After a block that came back short (the end, usually: the next fetch says so) they keep
+    /// their size, so a short result keeps its first block (`into_kept`).
+    /// A block resized has new buffers (`bound_to` no longer matches it).
+    pub(crate) fn grow_block(&mut self) -> usize {
+        let was_full = self.block.rows >= self.block.capacity_rows;
+        if self.fetches > 0 && was_full && self.block_rows < self.plan.block_rows {
+            self.block_rows = (self.block_rows * 8).min(self.plan.block_rows);
+        }
+        if self.block.capacity_rows != self.block_rows {
+            self.block.resize(&self.plan, self.block_rows);
+            self.bound_to = None;
+        }
+        self.block_rows
+    }
+}
+
+/// Rows of the first `SQLFetch` of a result. Small results (a `SELECT 1`) then cost the driver
+/// no per-row bookkeeping for thousands of rows; later fetches grow 8-fold to the full block.
+const FIRST_ROWSET: usize = 16;
+
+/// The buffers of a short result, left bound when it closed: the next result laid out the same
+/// way (a loop of `SELECT 1`, of look-ups by key) fetches into them without allocating or
+/// binding anything. Only a result that never outgrew its first block leaves them, so between
+/// results a statement keeps one small block at most.
+pub(crate) struct KeptBuffers {
+    block: RowBlock,
+    /// The staging row, bound instead of `block` when the plan fetches row at a time.
+    staging: Vec<ColumnBuffer>,
+}
+
+/// The most a statement keeps bound between results (`KeptBuffers`): a first block of wide
+/// rows (16 x 64 KiB values) is not worth holding for a result that may never come.
+const KEPT_BYTES: usize = 64 * 1024;
+
+impl KeptBuffers {
+    /// The buffers `bind_block` would allocate for `plan`'s first block of `rows` rows.
+    fn fit(&self, plan: &ResultPlan, rows: usize) -> bool {
+        self.block.fits(plan, rows)
+            && if plan.row_at_a_time {
+                buffers_fit(&self.staging, plan, 1)
+            } else {
+                self.staging.is_empty()
+            }
+    }
+}
+
+impl Statement {
+    /// Describes the current result set (if any), plans it and binds its block.
+    /// `lowercase_names` lowercases column names (pyodbc does so for catalog results, whose
+    /// ODBC names are upper case).
+    pub fn open_result(
+        &mut self,
+        decoding: &Decoding,
+        block_bytes: usize,
+        lowercase_names: bool,
+    ) -> Result<bool> {
+        self.open_result_sized(decoding, block_bytes, None, lowercase_names)
+    }
+
+    /// `open_result` with the rows per block forced (benchmarks of rowset sizes).
+    pub fn open_result_with_rows(
+        &mut self,
+        decoding: &Decoding,
+        block_bytes: usize,
+        rows: Option<usize>,
+    ) -> Result<bool> {
+        self.open_result_sized(decoding, block_bytes, rows, false)
+    }
+
+    fn open_result_sized(
+        &mut self,
+        decoding: &Decoding,
+        block_bytes: usize,
+        rows: Option<usize>,
+        lowercase_names: bool,
+    ) -> Result<bool> {
+        self.drop_result();
+        let n = self.num_result_cols()?;
+        if n == 0 {
+            return Ok(false);
+        }
+        let mut columns = Vec::with_capacity(n);
+        for i in 0..n {
+            let mut desc = self.describe_col(i)?;
+            if lowercase_names {
+                desc.name = desc.name.to_lowercase();
+            }
+            columns.push(ColumnPlan::choose_with(
+                desc,
+                decoding,
+                PlanOptions {
+                    sizes_unreliable: self.traits.sizes_unreliable,
+                    recoverable: self.traits.getdata_in_block || self.traits.getdata_bound,
+                    numbers_as_text: self.traits.numbers_as_text,
+                    integers_as_text: self.traits.integers_as_text,
+                    wide_text_via_getdata: self.traits.utf16_unreliable
+                        && self.traits.narrow_text != NarrowText::Utf8,
+                    wide_text_as_utf8: self.traits.utf16_unreliable
+                        && self.traits.narrow_text == NarrowText::Utf8,
+                },
+            ));
+        }
+        let mut plan = ResultPlan::new(columns, block_bytes);
+        if !self.traits.getdata_in_block && plan.columns.iter().any(|c| c.may_truncate) {
+            // The driver can re-read a truncated value only on the current row: fetch row by
+            // row and assemble blocks (SQLite's driver steps through its result anyway, so this
+            // costs it nothing measurable).
+            plan.row_at_a_time = true;
+        }
+        if let (Some(rows), false) = (rows, plan.row_at_a_time) {
+            plan.block_rows = rows.max(1);
+        }
+        // Buffers are allocated and bound at the first fetch: a caller that only reads the
+        // description (or executes and moves on) costs the driver no bindings.
+        let block = RowBlock::default();
+        self.result = Some(ResultSet {
+            plan,
+            block,
+            exhausted: false,
+            block_rows: 0,
+            fetches: 0,
+            read_ahead: ReadAhead::default(),
+            consumer: None,
+            staging: Vec::new(),
+            bound_to: None,
+            bound: false,
+        });
+        Ok(true)
+    }
+
+    /// Allocates the first block and binds it (see `open_result_sized`), or takes the buffers
+    /// an earlier result left bound when they fit this one (`KeptBuffers`).
+    pub(crate) fn bind_block(&mut self) -> Result<()> {
+        let kept = self.kept.take();
+        let Some(rs) = self.result.as_mut() else {
+            self.kept = kept;
+            return Ok(());
+        };
+        // Small first, grown when the result turns out longer: `SELECT 1` must not allocate
+        // and clear a block of thousands of rows.
+        let first_rows = rs.plan.block_rows.min(FIRST_ROWSET);
+        let driver_rows = if rs.plan.row_at_a_time { 1 } else { first_rows };
+        match kept {
+            Some(kept) if kept.fit(&rs.plan, first_rows) => {
+                // The same buffers with the same C types and sizes: the driver's bindings
+                // are already these. Values the last result left in them are never read.
+                rs.block = kept.block;
+                rs.block.rows = 0;
+                rs.staging = kept.staging;
+                rs.block_rows = first_rows;
+                rs.bound_to = rs.block.address().filter(|_| !rs.plan.row_at_a_time);
+                rs.bound = true;
+                return self.set_array_size(driver_rows);
+            }
+            Some(other) => {
+                // Its bindings may reach columns this result lacks or bind other C types.
+                self.kept = Some(other);
+                self.unbind();
+            }
+            None => {}
+        }
+        let bound = self.bind_new_block(first_rows, driver_rows);
+        if bound.is_err() {
+            // Part of the block may be bound: none of it is, and the next fetch tries again.
+            self.unbind();
+            if let Some(rs) = self.result.as_mut() {
+                rs.bound = false;
+                rs.bound_to = None;
+            }
+        }
+        bound
+    }
+
+    /// Allocates the first block of `first_rows` rows and binds it (or its staging row).
+    fn bind_new_block(&mut self, first_rows: usize, driver_rows: usize) -> Result<()> {
+        let Some(rs) = self.result.as_mut() else {
+            return Ok(());
+        };
+        rs.block = RowBlock::new(&rs.plan, first_rows);
+        rs.block_rows = first_rows;
+        rs.bound = true;
+        if !self.bind_by_column {
+            self.set_attr_usize(ffi::SQL_ATTR_ROW_BIND_TYPE, ffi::SQL_BIND_BY_COLUMN)?;
+            self.bind_by_column = true;
+        }
+        self.set_array_size(driver_rows)?;
+        let h = self.h;
+        let Some(rs) = self.result.as_mut() else {
+            return Ok(());
+        };
+        let buffers = if rs.plan.row_at_a_time {
+            rs.staging = column_buffers(&rs.plan, 1);
+            &mut rs.staging
+        } else {
+            rs.bound_to = rs.block.address();
+            &mut rs.block.bound
+        };
+        bind_columns(h, &rs.plan.columns, buffers)
+    }
+
+    /// Sets `SQL_ATTR_ROW_ARRAY_SIZE` unless it already has this value.
+    pub(crate) fn set_array_size(&mut self, rows: usize) -> Result<()> {
+        if self.array_size != rows {
+            self.set_attr_usize(ffi::SQL_ATTR_ROW_ARRAY_SIZE, rows)?;
+            self.array_size = rows;
+        }
+        Ok(())
+    }
+}
+
+/// Binds `buffers` to the first columns of the result (column-wise).
+pub(crate) fn bind_columns(
+    h: ffi::Handle,
+    columns: &[ColumnPlan],
+    buffers: &mut [crate::block::ColumnBuffer],
+) -> Result<()> {
+    for (i, buf) in buffers.iter_mut().enumerate() {
+        let ptr = buf.data_ptr() as *mut _;
+        // SAFETY: the buffers live in the statement's result set with the binding; they are
+        // unbound (SQL_UNBIND) or rebound before being dropped or replaced.
+        let ret = unsafe {
+            ffi::SQLBindCol(
+                h,
+                (i + 1) as u16,
+                columns[i].c_type,
+                ptr,
+                buf.elem as ffi::Len,
+                buf.ind.as_mut_ptr(),
+            )
+        };
+        check(ret, ffi::SQL_HANDLE_STMT, h, "SQLBindCol", None)?;
+    }
+    Ok(())
+}
