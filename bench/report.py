@@ -892,7 +892,7 @@ def render(results: dict) -> str:
         "",
         "Floor columns: `text`/`rowset rows`. Client overhead = (fastodbc − best floor) / (pyodbc − best floor)."
         " Python objects: CPython building the same list of row tuples fastodbc returned, with no database"
-        " (`_native.object_rows` of the values dumped untimed, in a fresh process: one constructor a value -"
+        " (`fastodbc_bench.object_rows` of the values dumped untimed, in a fresh process: one constructor a value -"
         " PyLong, PyFloat, `PyUnicode_New` of the str's own kind + one copy, bytes, the datetime C API, one"
         " `Decimal` call on its text - one untracked tuple a row, the list, and the new heap's page faults,"
         " nothing else): what any client returning the rows must spend. Least overhead: the client"

@@ -438,15 +438,25 @@ def run_cases(cases: list[dict], reps: int, results: dict) -> None:
 
 
 def snapshot_fastodbc() -> dict[str, Any]:
-    """Copies python/fastodbc (with the built extension) to bench/data/snapshot and points every
-    worker at the copy (PYTHONPATH comes before the venv's .pth): the whole run measures one build
-    even if `make build` replaces the extension meanwhile."""
+    """Copies python/fastodbc (with the built extension) and the installed fastodbc_bench (the
+    instruments, bench/pyext) to bench/data/snapshot and points every worker at the copies
+    (PYTHONPATH comes before the venv's site-packages): the whole run measures one build even if
+    `make build` or `make bench-ext` replaces an extension meanwhile."""
     import hashlib
+    import importlib.util
 
     src = ROOT / "python" / "fastodbc"
     dst_root = datasets.DATA_DIR / "snapshot"
     shutil.rmtree(dst_root, ignore_errors=True)
     shutil.copytree(src, dst_root / "fastodbc", ignore=shutil.ignore_patterns("__pycache__"))
+    instruments = importlib.util.find_spec("fastodbc_bench")
+    if instruments is None or not instruments.submodule_search_locations:
+        raise SystemExit("bench: the benchmark's instruments are not installed (make bench-ext)")
+    shutil.copytree(
+        instruments.submodule_search_locations[0],
+        dst_root / "fastodbc_bench",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(dst_root), os.environ.get("PYTHONPATH")]))
     so = sorted((dst_root / "fastodbc").glob("_native*.so"))
     if not so:

@@ -10,7 +10,6 @@ import itertools
 import random
 
 import pytest
-
 from bench_modules import load
 
 report = load("report")

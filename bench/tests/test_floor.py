@@ -1,4 +1,4 @@
-"""`_native.object_rows`: the benchmark's Python object floor builds exactly the rows it is given.
+"""`fastodbc_bench.object_rows`: the benchmark's Python object floor builds exactly the rows it is given.
 
 The dumps are written by bench/worker.py's `encode_rows`, the encoder the benchmark uses.
 """
@@ -12,10 +12,9 @@ import struct
 import sys
 from decimal import Decimal, InvalidOperation
 
+import fastodbc_bench
 import pytest
-
 from bench_modules import load
-from fastodbc import _native
 
 encode_rows = load("worker").encode_rows
 
@@ -82,7 +81,7 @@ VALUES = [
 
 
 def rebuild(rows: list[tuple]) -> list[tuple]:
-    return _native.object_rows(encode_rows(rows))
+    return fastodbc_bench.object_rows(encode_rows(rows))
 
 
 def test_every_value_round_trips_with_its_type():
@@ -165,7 +164,7 @@ def test_fastodbc_row_objects_encode_as_tuples():
 
 def test_empty_result_is_an_empty_list():
     assert encode_rows([]) == MAGIC + struct.pack("<QI", 0, 0)
-    assert _native.object_rows(encode_rows([])) == []
+    assert fastodbc_bench.object_rows(encode_rows([])) == []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -206,15 +205,15 @@ SMALL = [
 
 def test_a_dump_truncated_at_any_byte_is_refused():
     dump = encode_rows(SMALL)
-    assert _native.object_rows(dump) == SMALL
+    assert fastodbc_bench.object_rows(dump) == SMALL
     for cut in range(len(dump)):
         with pytest.raises(ValueError, match="object rows"):
-            _native.object_rows(dump[:cut])
+            fastodbc_bench.object_rows(dump[:cut])
 
 
 def test_trailing_bytes_are_refused():
     with pytest.raises(ValueError, match="after the last row"):
-        _native.object_rows(encode_rows(SMALL) + b"\0")
+        fastodbc_bench.object_rows(encode_rows(SMALL) + b"\0")
 
 
 def one_value(payload: bytes) -> bytes:
@@ -246,7 +245,7 @@ def one_value(payload: bytes) -> bytes:
 )
 def test_malformed_dumps_are_refused(dump, match):
     with pytest.raises(ValueError, match=match):
-        _native.object_rows(dump)
+        fastodbc_bench.object_rows(dump)
 
 
 @pytest.mark.parametrize(
@@ -261,15 +260,15 @@ def test_malformed_dumps_are_refused(dump, match):
 )
 def test_values_their_constructor_refuses_raise_its_error(payload):
     with pytest.raises(ValueError):
-        _native.object_rows(one_value(payload))
+        fastodbc_bench.object_rows(one_value(payload))
 
 
 def test_decimal_text_decimal_refuses_raises_its_error():
     with pytest.raises(InvalidOperation):
-        _native.object_rows(one_value(b"\x09" + struct.pack("<I", 3) + b"1x2"))
+        fastodbc_bench.object_rows(one_value(b"\x09" + struct.pack("<I", 3) + b"1x2"))
 
 
 def test_a_bad_value_after_good_rows_is_refused():
     dump = MAGIC + struct.pack("<QI", 2, 1) + b"\x01" + struct.pack("<q", 1) + b"\x0b"
     with pytest.raises(ValueError, match="unknown tag 11 at offset 35"):
-        _native.object_rows(dump)
+        fastodbc_bench.object_rows(dump)

@@ -1,31 +1,24 @@
-"""Property tests: fastodbc's native text decoders agree with CPython's strict codecs.
+"""Property tests: the fetch path's text decoders (through fastodbc_bench) agree with CPython's strict codecs.
 
 decode_utf16le(data) == data.decode('utf-16-le') and decode_utf8(data) == data.decode('utf-8')
 for every input CPython accepts; ValueError (UnicodeDecodeError is one) exactly when CPython
 raises (odd lengths, unpaired surrogates, malformed UTF-8).
 """
 
-import importlib
 import struct
 
+import fastodbc_bench
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-pytestmark = pytest.mark.fastodbc_only(reason="tests fastodbc._native")
-
 SETTINGS = settings(
     max_examples=300,
     deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    suppress_health_check=[HealthCheck.too_slow],
 )
 
 MAX = 3000
-
-
-@pytest.fixture
-def native(db):
-    return importlib.import_module(f"{db.__name__}._native")
 
 
 # ------------------------------------------------------------------------ strategies
@@ -115,10 +108,10 @@ def agrees(fn, data, codec):
 @example("a")
 @example("😀")
 @example("\uffff\U0010ffff\ufeff")
-def test_utf16le_valid_text(native, s):
+def test_utf16le_valid_text(s):
     data = s.encode("utf-16-le")
-    assert native.decode_utf16le(data) == s
-    assert type(native.decode_utf16le(data)) is str
+    assert fastodbc_bench.decode_utf16le(data) == s
+    assert type(fastodbc_bench.decode_utf16le(data)) is str
 
 
 @SETTINGS
@@ -133,13 +126,13 @@ def test_utf16le_valid_text(native, s):
 @example(b"\x3d\xd8")  # high surrogate at the very end
 @example(b"\x3d\xd8\x41\x00")  # high surrogate then a BMP char
 @example(b"\x3d\xd8\x00\xde\x00")  # valid pair, then a stray byte
-def test_utf16le_matches_cpython(native, data):
-    agrees(native.decode_utf16le, data, "utf-16-le")
+def test_utf16le_matches_cpython(data):
+    agrees(fastodbc_bench.decode_utf16le, data, "utf-16-le")
 
 
-def test_utf16le_long_input(native):
+def test_utf16le_long_input():
     s = ("abc" * 10_000) + "é😀" * 5_000
-    assert native.decode_utf16le(s.encode("utf-16-le")) == s
+    assert fastodbc_bench.decode_utf16le(s.encode("utf-16-le")) == s
 
 
 # ------------------------------------------------------------------------ UTF-8
@@ -150,10 +143,10 @@ def test_utf16le_long_input(native):
 @example("")
 @example("\x00")
 @example("\U0010ffff")
-def test_utf8_valid_text(native, s):
+def test_utf8_valid_text(s):
     data = s.encode("utf-8")
-    assert native.decode_utf8(data) == s
-    assert type(native.decode_utf8(data)) is str
+    assert fastodbc_bench.decode_utf8(data) == s
+    assert type(fastodbc_bench.decode_utf8(data)) is str
 
 
 @SETTINGS
@@ -164,22 +157,22 @@ def test_utf8_valid_text(native, s):
 @example(b"\xf4\x90\x80\x80")
 @example(b"\xf0\x9f\x98")
 @example(b"abc\x80")
-def test_utf8_matches_cpython(native, data):
-    agrees(native.decode_utf8, data, "utf-8")
+def test_utf8_matches_cpython(data):
+    agrees(fastodbc_bench.decode_utf8, data, "utf-8")
 
 
 @pytest.mark.parametrize("piece", UTF8_PIECES)
-def test_utf8_each_piece(native, piece):
+def test_utf8_each_piece(piece):
     for data in (piece, b"x" + piece, piece + b"y", b"z" * 40 + piece + b"z" * 40):
-        agrees(native.decode_utf8, data, "utf-8")
+        agrees(fastodbc_bench.decode_utf8, data, "utf-8")
 
 
-def test_decode_loop_ns_times_both_decoders(native):
-    ours, cpython = native.decode_loop_ns("héllo wörld".encode("utf-16-le"), "utf-16-le", 50)
+def test_decode_loop_ns_times_both_decoders():
+    ours, cpython = fastodbc_bench.decode_loop_ns("héllo wörld".encode("utf-16-le"), "utf-16-le", 50)
     assert ours > 0 and cpython > 0
-    ours, cpython = native.decode_loop_ns("héllo".encode(), "utf-8", 50)
+    ours, cpython = fastodbc_bench.decode_loop_ns("héllo".encode(), "utf-8", 50)
     assert ours > 0 and cpython > 0
     with pytest.raises(ValueError):
-        native.decode_loop_ns(b"abc", "latin-1", 10)
+        fastodbc_bench.decode_loop_ns(b"abc", "latin-1", 10)
     with pytest.raises(ValueError):
-        native.decode_loop_ns(b"\xff\xfe\xfd", "utf-8", 10)
+        fastodbc_bench.decode_loop_ns(b"\xff\xfe\xfd", "utf-8", 10)
