@@ -64,12 +64,12 @@ clean: pg-stop mariadb-stop ## remove build/, target/ and the built extension
 # (bench/pg.sh).
 .PHONY: bench bench-quick bench-check bench-criterion
 
-bench: build bench-ext ## full benchmark suite vs the peers (~15 min): bench/results/, BENCHMARKS.md
+bench: build bench-ext ## full benchmark suite vs the peers (~15 min): bench/results/, history.md, BENCHMARKS.md
 	bash bench/setup.sh
 	cargo build --release -p odbc-floor -p codec-bench
 	.venv/bin/python bench/run.py --scale full
 
-bench-quick: build bench-ext ## quick benchmark (~3 min: fewer rows, one floor rowset)
+bench-quick: build bench-ext ## quick benchmark (~3 min: fewer rows, two floor rowsets): bench/results/, history.md
 	bash bench/setup.sh
 	cargo build --release -p odbc-floor -p codec-bench
 	.venv/bin/python bench/run.py --scale quick

@@ -13,9 +13,12 @@ PostgreSQL: the benchmark's own persistent cluster (bench/pg.sh), started and st
 FASTODBC_BENCH_PG / FASTODBC_BENCH_PG_DSN already point at a server. Datasets are generated and
 loaded once (bench/datasets.py) and reused while their row counts and generator version match.
 
-Results: bench/results/<UTC timestamp>-<scale>.json and .md, copied to latest.json / latest.md;
-a complete full-scale run also rewrites the generated section of BENCHMARKS.md (bench/report.py
-renders all markdown; `python bench/report.py FILE.json --benchmarks-md` redoes it from any run).
+Results: bench/results/<UTC timestamp>-<scale>.json and .md, copied to latest.json / latest.md
+(all git-ignored); every run appends its line to bench/history.md (bench/history.py). A complete
+full-scale run (no --only, no --backend, not interrupted) is also kept as
+bench/results/latest-full.json / .md (committed) and rewrites the generated section of
+BENCHMARKS.md (bench/report.py renders all markdown; `python bench/report.py FILE.json
+--benchmarks-md` redoes it from any run).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
 import datasets  # noqa: E402
+import history  # noqa: E402
 import report  # noqa: E402
 
 PYTHON = sys.executable
@@ -54,6 +58,8 @@ PEER_VENVS = {
 }
 FLOOR = ROOT / "target" / "release" / "odbc-floor"
 RESULTS = BENCH / "results"
+#: The latest complete full run, kept in git (bench/results/latest-full.json / .md).
+LATEST_FULL = "latest-full"
 WORKER_TIMEOUT = 900
 
 #: Settings per scale. ``inner``: how many times the short operations run inside one
@@ -608,19 +614,31 @@ def write_results(results: dict, args: argparse.Namespace) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     name = f"{stamp}-{args.scale}{'-' + args.tag if args.tag else ''}"
-    results["meta"]["results_file"] = f"bench/results/{name}.json"
+    meta = results["meta"]
+    meta["results_file"] = f"bench/results/{name}.json"
     # The measurements first: a report that fails to render must not cost the run.
-    (RESULTS / f"{name}.json").write_text(json.dumps(results, indent=1, default=str) + "\n")
-    md = report.render(results)
-    (RESULTS / f"{name}.md").write_text(md)
+    write_json(RESULTS / f"{name}.json", results)
+    (RESULTS / f"{name}.md").write_text(report.render(results))
     shutil.copyfile(RESULTS / f"{name}.json", RESULTS / "latest.json")
     shutil.copyfile(RESULTS / f"{name}.md", RESULTS / "latest.md")
-    log(f"bench: results in bench/results/{name}.json / .md (and latest.*), {results['meta']['duration_s']} s")
-    if args.md == "yes" or (args.md == "auto" and args.scale == "full" and not args.only and not args.backend):
+    log(f"bench: results in bench/results/{name}.json / .md (and latest.*), {meta['duration_s']} s")
+    log(f"bench: bench/history.md += {history.append(results)}")
+    complete = args.scale == "full" and not args.only and not args.backend and not meta.get("interrupted")
+    if complete:
+        # The committed copy names itself: the raw file it was copied from is not committed.
+        meta["results_file"] = f"bench/results/{LATEST_FULL}.json"
+        write_json(RESULTS / f"{LATEST_FULL}.json", results)
+        (RESULTS / f"{LATEST_FULL}.md").write_text(report.render(results))
+        log(f"bench: kept as bench/results/{LATEST_FULL}.json / .md")
+    if args.md == "yes" or (args.md == "auto" and complete):
         report.update_benchmarks_md(results)
         log("bench: BENCHMARKS.md updated")
     else:
         log("bench: BENCHMARKS.md keeps the last full run (this run: bench/results/latest.md)")
+
+
+def write_json(path: Path, results: dict) -> None:
+    path.write_text(json.dumps(results, indent=1, default=str) + "\n")
 
 
 if __name__ == "__main__":
