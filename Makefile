@@ -11,7 +11,7 @@ export VIRTUAL_ENV := $(CURDIR)/.venv
 # rustup's cargo, for shells that didn't source ~/.cargo/env.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: help deps build demo test test-deep lint pg-start pg-stop mariadb-start mariadb-stop clean
+.PHONY: help deps build bench-ext demo test test-deep lint pg-start pg-stop mariadb-start mariadb-stop clean
 
 help: ## list targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -23,10 +23,15 @@ deps: ## install apt packages, .venv tools; write build/odbc/odbcinst.ini
 build: deps ## build the extension into .venv (maturin develop --release)
 	.venv/bin/maturin develop --release
 
+# The benchmark's instruments (bench/pyext): a distribution of their own, never in fastodbc's
+# wheel; the benchmarks and their tests (bench/tests, run by `make test`) import them.
+bench-ext: deps ## build the benchmark's instruments (module fastodbc_bench) into .venv
+	.venv/bin/maturin develop --release -m bench/pyext/Cargo.toml
+
 demo: build ## run scripts/demo.py
 	.venv/bin/python scripts/demo.py
 
-test: build ## cargo + pytest suites against a throwaway PostgreSQL and MariaDB
+test: build bench-ext ## cargo + pytest suites against a throwaway PostgreSQL and MariaDB
 	bash scripts/test.sh
 
 test-deep: build ## the differential matrix for 30 min (FASTODBC_DEEP=seconds) on every backend
@@ -54,16 +59,17 @@ clean: pg-stop mariadb-stop ## remove build/, target/ and the built extension
 	rm -rf build target
 	rm -f python/fastodbc/_native*.so
 
-# Benchmarks (bench/, BENCHMARKS.md): not part of `make test`. The bench targets install the
-# peers of bench/requirements.txt and run their own PostgreSQL (bench/pg.sh).
+# Benchmarks (bench/, BENCHMARKS.md): not part of `make test` (their tests, bench/tests, are).
+# The bench targets install the peers of bench/requirements.txt and run their own PostgreSQL
+# (bench/pg.sh).
 .PHONY: bench bench-quick bench-check bench-criterion
 
-bench: build ## full benchmark suite vs the peers (~15 min): bench/results/, BENCHMARKS.md
+bench: build bench-ext ## full benchmark suite vs the peers (~15 min): bench/results/, history.md, BENCHMARKS.md
 	bash bench/setup.sh
 	cargo build --release -p odbc-floor -p codec-bench
 	.venv/bin/python bench/run.py --scale full
 
-bench-quick: build ## quick benchmark (~3 min: fewer rows, one floor rowset)
+bench-quick: build bench-ext ## quick benchmark (~3 min: fewer rows, two floor rowsets): bench/results/, history.md
 	bash bench/setup.sh
 	cargo build --release -p odbc-floor -p codec-bench
 	.venv/bin/python bench/run.py --scale quick

@@ -1,7 +1,7 @@
 """Python-level codec micro-benchmark: fastodbc's decoders against CPython's, ns per value.
 
-fastodbc._native.decode_utf16le / decode_utf8 are the fetch path's decoders exposed to Python.
-The references are CPython's own decoders on the same bytes:
+fastodbc_bench.decode_utf16le / decode_utf8 (bench/pyext, `make bench-ext`) are the fetch
+path's decoders exposed to Python. The references are CPython's own decoders on the same bytes:
 
 - ``b.decode("utf-16")``: CPython's C fast path (``PyUnicode_Decode`` recognises the name and
   skips the codec registry; the inputs carry no BOM, so it decodes little-endian like
@@ -9,7 +9,7 @@ The references are CPython's own decoders on the same bytes:
 - ``b.decode("utf-16-le")``: the codec a client would name; it goes through the codec registry
   (CPython 3.11 fast-paths only "utf-16"/"utf-8"/"latin-1"/"ascii"/...), which costs extra.
 - ``b.decode("utf-8")`` for the UTF-8 decoder.
-- direct: ``_native.decode_loop_ns`` runs fastodbc's decoder and CPython's C decoder
+- direct: ``fastodbc_bench.decode_loop_ns`` runs fastodbc's decoder and CPython's C decoder
   (``PyUnicode_DecodeUTF16`` little-endian, ``PyUnicode_DecodeUTF8``: what ``bytes.decode``
   calls) in a Rust loop, each result freed at once. It compares the decoders alone, as the
   fetch path uses them (no Python call per value); the Python-level figures carry a ~30 ns
@@ -34,7 +34,7 @@ import timeit
 import tracemalloc
 from pathlib import Path
 
-from fastodbc import _native
+import fastodbc_bench
 
 _ASCII = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 "
 _LATIN1 = "àáâãäåæçèéêëìíîïñòóôõöøùúûüýÿ"
@@ -108,7 +108,7 @@ def retained_blocks(fn, b: bytes, n: int = 1000) -> float:
 
 def run() -> dict:
     results = {}
-    d16, d8 = _native.decode_utf16le, _native.decode_utf8
+    d16, d8 = fastodbc_bench.decode_utf16le, fastodbc_bench.decode_utf8
     for name, text in CATEGORIES.items():
         b16, b8 = text.encode("utf-16-le"), text.encode("utf-8")
         assert d16(b16) == text and d8(b8) == text, name
@@ -128,10 +128,10 @@ def run() -> dict:
         r["speedup_utf16"] = ratio(t["cpython_utf16"], t["fastodbc_utf16"])
         r["speedup_utf16_named"] = ratio(t["cpython_utf16le_named"], t["fastodbc_utf16"])
         r["speedup_utf8"] = ratio(t["cpython_utf8"], t["fastodbc_utf8"])
-        # The decoders without a Python call around them (`_native.decode_loop_ns`): fastodbc's
+        # The decoders without a Python call around them (`fastodbc_bench.decode_loop_ns`): fastodbc's
         # and CPython's own C decoder, each in a Rust loop, interleaved round by round.
-        direct16 = [_native.decode_loop_ns(b16, "utf-16-le", _direct_iterations(b16)) for _ in range(ROUNDS)]
-        direct8 = [_native.decode_loop_ns(b8, "utf-8", _direct_iterations(b8)) for _ in range(ROUNDS)]
+        direct16 = [fastodbc_bench.decode_loop_ns(b16, "utf-16-le", _direct_iterations(b16)) for _ in range(ROUNDS)]
+        direct8 = [fastodbc_bench.decode_loop_ns(b8, "utf-8", _direct_iterations(b8)) for _ in range(ROUNDS)]
         r["direct_fastodbc_utf16"] = statistics.median(f for f, _ in direct16)
         r["direct_cpython_utf16"] = statistics.median(c for _, c in direct16)
         r["direct_speedup_utf16"] = statistics.median(c / f for f, c in direct16)

@@ -1,6 +1,6 @@
 """Markdown from a results JSON of bench/run.py, and the generated section of BENCHMARKS.md.
 
-    python bench/report.py [bench/results/latest.json] [--benchmarks-md]
+    python bench/report.py [RESULTS.json: bench/results/latest.json, else latest-full.json] [--benchmarks-md]
 
 Ratios are time ratios to pyodbc in the same case of the same run (lower is faster); "speedup"
 is pyodbc's time / fastodbc's. Memory is the RSS high-water mark of the measuring process minus
@@ -892,7 +892,7 @@ def render(results: dict) -> str:
         "",
         "Floor columns: `text`/`rowset rows`. Client overhead = (fastodbc − best floor) / (pyodbc − best floor)."
         " Python objects: CPython building the same list of row tuples fastodbc returned, with no database"
-        " (`_native.object_rows` of the values dumped untimed, in a fresh process: one constructor a value -"
+        " (`fastodbc_bench.object_rows` of the values dumped untimed, in a fresh process: one constructor a value -"
         " PyLong, PyFloat, `PyUnicode_New` of the str's own kind + one copy, bytes, the datetime C API, one"
         " `Decimal` call on its text - one untracked tuple a row, the list, and the new heap's page faults,"
         " nothing else): what any client returning the rows must spend. Least overhead: the client"
@@ -948,7 +948,9 @@ def update_benchmarks_md(results: dict) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", nargs="?", type=Path, default=ROOT / "bench" / "results" / "latest.json")
+    latest = ROOT / "bench" / "results" / "latest.json"  # the last run; git keeps only latest-full
+    latest = latest if latest.exists() else latest.with_name("latest-full.json")
+    ap.add_argument("results", nargs="?", type=Path, default=latest)
     ap.add_argument("--benchmarks-md", action="store_true", help="rewrite the generated section of BENCHMARKS.md")
     args = ap.parse_args()
     results = json.loads(args.results.read_text())

@@ -13,9 +13,12 @@ PostgreSQL: the benchmark's own persistent cluster (bench/pg.sh), started and st
 FASTODBC_BENCH_PG / FASTODBC_BENCH_PG_DSN already point at a server. Datasets are generated and
 loaded once (bench/datasets.py) and reused while their row counts and generator version match.
 
-Results: bench/results/<UTC timestamp>-<scale>.json and .md, copied to latest.json / latest.md;
-a complete full-scale run also rewrites the generated section of BENCHMARKS.md (bench/report.py
-renders all markdown; `python bench/report.py FILE.json --benchmarks-md` redoes it from any run).
+Results: bench/results/<UTC timestamp>-<scale>.json and .md, copied to latest.json / latest.md
+(all git-ignored); every run appends its line to bench/history.md (bench/history.py). A complete
+full-scale run (no --only, no --backend, not interrupted) is also kept as
+bench/results/latest-full.json / .md (committed) and rewrites the generated section of
+BENCHMARKS.md (bench/report.py renders all markdown; `python bench/report.py FILE.json
+--benchmarks-md` redoes it from any run).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
 import datasets  # noqa: E402
+import history  # noqa: E402
 import report  # noqa: E402
 
 PYTHON = sys.executable
@@ -54,6 +58,8 @@ PEER_VENVS = {
 }
 FLOOR = ROOT / "target" / "release" / "odbc-floor"
 RESULTS = BENCH / "results"
+#: The latest complete full run, kept in git (bench/results/latest-full.json / .md).
+LATEST_FULL = "latest-full"
 WORKER_TIMEOUT = 900
 
 #: Settings per scale. ``inner``: how many times the short operations run inside one
@@ -438,15 +444,25 @@ def run_cases(cases: list[dict], reps: int, results: dict) -> None:
 
 
 def snapshot_fastodbc() -> dict[str, Any]:
-    """Copies python/fastodbc (with the built extension) to bench/data/snapshot and points every
-    worker at the copy (PYTHONPATH comes before the venv's .pth): the whole run measures one build
-    even if `make build` replaces the extension meanwhile."""
+    """Copies python/fastodbc (with the built extension) and the installed fastodbc_bench (the
+    instruments, bench/pyext) to bench/data/snapshot and points every worker at the copies
+    (PYTHONPATH comes before the venv's site-packages): the whole run measures one build even if
+    `make build` or `make bench-ext` replaces an extension meanwhile."""
     import hashlib
+    import importlib.util
 
     src = ROOT / "python" / "fastodbc"
     dst_root = datasets.DATA_DIR / "snapshot"
     shutil.rmtree(dst_root, ignore_errors=True)
     shutil.copytree(src, dst_root / "fastodbc", ignore=shutil.ignore_patterns("__pycache__"))
+    instruments = importlib.util.find_spec("fastodbc_bench")
+    if instruments is None or not instruments.submodule_search_locations:
+        raise SystemExit("bench: the benchmark's instruments are not installed (make bench-ext)")
+    shutil.copytree(
+        instruments.submodule_search_locations[0],
+        dst_root / "fastodbc_bench",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(dst_root), os.environ.get("PYTHONPATH")]))
     so = sorted((dst_root / "fastodbc").glob("_native*.so"))
     if not so:
@@ -598,19 +614,31 @@ def write_results(results: dict, args: argparse.Namespace) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     name = f"{stamp}-{args.scale}{'-' + args.tag if args.tag else ''}"
-    results["meta"]["results_file"] = f"bench/results/{name}.json"
+    meta = results["meta"]
+    meta["results_file"] = f"bench/results/{name}.json"
     # The measurements first: a report that fails to render must not cost the run.
-    (RESULTS / f"{name}.json").write_text(json.dumps(results, indent=1, default=str) + "\n")
-    md = report.render(results)
-    (RESULTS / f"{name}.md").write_text(md)
+    write_json(RESULTS / f"{name}.json", results)
+    (RESULTS / f"{name}.md").write_text(report.render(results))
     shutil.copyfile(RESULTS / f"{name}.json", RESULTS / "latest.json")
     shutil.copyfile(RESULTS / f"{name}.md", RESULTS / "latest.md")
-    log(f"bench: results in bench/results/{name}.json / .md (and latest.*), {results['meta']['duration_s']} s")
-    if args.md == "yes" or (args.md == "auto" and args.scale == "full" and not args.only and not args.backend):
+    log(f"bench: results in bench/results/{name}.json / .md (and latest.*), {meta['duration_s']} s")
+    log(f"bench: bench/history.md += {history.append(results)}")
+    complete = args.scale == "full" and not args.only and not args.backend and not meta.get("interrupted")
+    if complete:
+        # The committed copy names itself: the raw file it was copied from is not committed.
+        meta["results_file"] = f"bench/results/{LATEST_FULL}.json"
+        write_json(RESULTS / f"{LATEST_FULL}.json", results)
+        (RESULTS / f"{LATEST_FULL}.md").write_text(report.render(results))
+        log(f"bench: kept as bench/results/{LATEST_FULL}.json / .md")
+    if args.md == "yes" or (args.md == "auto" and complete):
         report.update_benchmarks_md(results)
         log("bench: BENCHMARKS.md updated")
     else:
         log("bench: BENCHMARKS.md keeps the last full run (this run: bench/results/latest.md)")
+
+
+def write_json(path: Path, results: dict) -> None:
+    path.write_text(json.dumps(results, indent=1, default=str) + "\n")
 
 
 if __name__ == "__main__":

@@ -244,10 +244,10 @@ def arrow_insert_table(rows: list[tuple]) -> Any:
 # same list of tuples of the same values), with no database and no ODBC. run.py has a worker
 # dump the rows fastodbc fetched (untimed, its own process) with encode_rows; the timed
 # "objects" measurement, in a fresh process like every peer, rebuilds them with
-# fastodbc._native.object_rows: one constructor a value (PyLong_FromLongLong, PyUnicode_New of
-# the str's own storage kind + one copy, PyBytes_FromStringAndSize, the datetime C API, one
-# decimal.Decimal call on the text), one untracked tuple a row, one pre-sized list, and the new
-# heap's page faults - the work every client returning these rows must do, and nothing else.
+# fastodbc_bench.object_rows (bench/pyext): one constructor a value (PyLong_FromLongLong,
+# PyUnicode_New of the str's own storage kind + one copy, PyBytes_FromStringAndSize, the
+# datetime C API, one decimal.Decimal call on the text), one untracked tuple a row, one
+# pre-sized list, and the new heap's page faults - the work every client returning these rows must do, and nothing else.
 # (stdlib struct.iter_unpack is no bound: a format dispatch per value and GC passes over its
 # tracked tuples; nor is pickle.loads, which rebuilds Decimals and datetimes through its
 # generic reduce path, slower than fastodbc's whole fetch.)
@@ -256,7 +256,7 @@ OBJECT_MAGIC = b"object rows 1\n"
 
 
 def encode_rows(rows: list[tuple]) -> bytes:
-    """The dump _native.object_rows reads (little-endian): the magic, u64 rows, u32 columns,
+    """The dump fastodbc_bench.object_rows reads (little-endian): the magic, u64 rows, u32 columns,
     then for each value a tag byte and its payload. 0 None; 1 int (i64); 2 float (f64); 3 bool
     (u8); 4 str (u8 kind: 0 ASCII, 1 Latin-1, 2 UCS-2, 4 UCS-4 = its PEP 393 storage; u32
     chars; the code points at that width); 5 bytes (u32 length + data); 6 date (i32 year, u8
@@ -367,13 +367,13 @@ def load_objects(spec: dict[str, Any]) -> Callable[[], int]:
     import datetime  # noqa: F401
     import decimal  # noqa: F401
 
-    from fastodbc import _native
+    import fastodbc_bench
 
     with open(spec["objects_path"], "rb") as f:
         body = f.read()
 
     def run() -> int:
-        rows = _native.object_rows(body)
+        rows = fastodbc_bench.object_rows(body)
         KEPT.append(rows)
         return len(rows)
 

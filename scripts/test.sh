@@ -5,7 +5,7 @@
 #   scripts/test.sh        every suite (the differential matrix's quick profile included)
 #   scripts/test.sh deep   only the differential matrix, deep: FASTODBC_DEEP seconds (1800)
 #                          spread over its tests and backends, then its counts
-# Expects `make build` to have run (the Makefile's targets do that first).
+# Expects `make build` and `make bench-ext` to have run (the Makefile's targets do that first).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck disable=SC1091
@@ -29,9 +29,10 @@ if [ "${1:-}" = deep ]; then
 fi
 
 rc=0
-# fastodbc-py is a cdylib whose libpython symbols are resolved only when Python loads it,
-# so its test binary can't link; it is covered by pytest instead.
-cargo test --workspace --exclude fastodbc-py || rc=$?
+# fastodbc-py and fastodbc-bench (bench/pyext) are cdylibs whose libpython symbols are resolved
+# only when Python loads them, so their test binaries can't link; pytest covers them instead.
+cargo test --workspace --exclude fastodbc-py --exclude fastodbc-bench || rc=$?
 
-.venv/bin/python -m pytest -q tests || { prc=$?; ((rc)) || rc=$prc; }
+# bench/tests: the benchmark's own tests (its instruments, reports, history).
+.venv/bin/python -m pytest -q tests bench/tests || { prc=$?; ((rc)) || rc=$prc; }
 exit "$rc"

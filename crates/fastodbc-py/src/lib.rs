@@ -7,7 +7,6 @@ mod convert;
 mod cursor;
 mod errors;
 mod flags;
-mod floor;
 mod info;
 mod params;
 mod row;
@@ -17,6 +16,10 @@ mod text;
 use pyo3::prelude::*;
 
 use errors::IntoPyResult;
+
+/// The fetch path's text decoders, for the benchmark's instruments (`bench/pyext`, module
+/// `fastodbc_bench`), which time exactly these.
+pub use text::{str_from_utf16_bytes, str_from_utf8};
 
 /// Names and attribute strings of the installed ODBC drivers.
 #[pyfunction]
@@ -47,9 +50,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Row", row::row_type(m.py())?)?;
     m.add_function(wrap_pyfunction!(drivers, m)?)?;
     m.add_function(wrap_pyfunction!(data_sources, m)?)?;
-    text::add_decoder_functions(m)?;
-    m.add_function(wrap_pyfunction!(text::decode_loop_ns, m)?)?;
-    m.add_function(wrap_pyfunction!(floor::object_rows, m)?)?;
     m.add_function(wrap_pyfunction!(exception_class_for_sqlstate, m)?)?;
     Ok(())
 }

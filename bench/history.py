@@ -1,0 +1,127 @@
+"""The benchmark's history: one line per run of bench/run.py in bench/history.md.
+
+bench/run.py appends the line of every run it finishes (full and quick); the raw results of a
+run (bench/results/<stamp>-<scale>.json) are not committed, the latest complete full run is
+(bench/results/latest-full.json). Directly:
+
+    python bench/history.py RESULTS.json...   # append the lines of these runs, oldest first
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+import report  # noqa: E402 - bench/ is not a package
+
+HISTORY_MD = BENCH / "history.md"
+
+#: (column heading, backend, operation) of the headline speedups.
+HEADLINE = (
+    ("SQLite fetchall", "sqlite", "fetchall"),
+    ("SQLite iteration", "sqlite", "iter"),
+    ("PostgreSQL fetchall", "postgresql", "fetchall"),
+    ("PostgreSQL iteration", "postgresql", "iter"),
+)
+
+HEADER = f"""# Benchmark history
+
+One line per run of `bench/run.py` (`make bench`, `make bench-quick`, and runs of a few cases),
+appended by the run itself (`bench/history.py`). The speedups are pyodbc's time / fastodbc's in
+the same case of the same run, geometric means over the {len(report.BIG)} large datasets
+({", ".join(report.BIG)}); "(n/{len(report.BIG)})" where the run measured fewer. Targets: the
+targets of issue 3 met (met where reachable included) / those measured, by today's
+bench/report.py. Options: the command's options beyond `--scale` (a run of a few cases, or
+`--tag`). Times vary by up to ~30% between runs on the shared machine, and hosts changed
+(BENCHMARKS.md names them): compare runs of one day.
+
+The latest complete full run in full: `bench/results/latest-full.md` (its data:
+`latest-full.json`). The raw results of the runs up to 2026-11-26 are in git history
+(`git log --diff-filter=D -- bench/results`).
+
+| run (UTC) | scale | git | {" | ".join(h for h, _, _ in HEADLINE)} | targets | duration | options |
+|---|---|---|{"---:|" * len(HEADLINE)}---:|---:|---|
+"""
+
+
+def geomean_speedup(results: dict, backend: str, op: str) -> str:
+    """pyodbc / fastodbc, the geometric mean over the large datasets the run measured."""
+    speedups = []
+    for ds in report.BIG:
+        x = report.ratio(report.find(results, backend, ds, op), "fastodbc")
+        if x:
+            speedups.append(1 / x)
+    if not speedups:
+        return "-"
+    mean = math.exp(sum(math.log(s) for s in speedups) / len(speedups))
+    partial = f" ({len(speedups)}/{len(report.BIG)})" if len(speedups) < len(report.BIG) else ""
+    return f"{mean:.2f}x{partial}"
+
+
+def targets_met(results: dict) -> str:
+    verdicts = [v for _, _, v in report.targets(results) if v not in ("not measured", "not applicable yet")]
+    return f"{sum(v.startswith('met') for v in verdicts)}/{len(verdicts)}" if verdicts else "-"
+
+
+def options(meta: dict) -> str:
+    """The command's options beyond --scale: empty for a complete run. (The command is its words
+    joined by spaces, as bench/run.py records it.)"""
+    words = meta.get("command", "").split()[2:]
+    rest, skip = [], False
+    for w in words:
+        if skip:
+            skip = False
+        elif w == "--scale":
+            skip = True
+        elif not w.startswith("--scale="):
+            rest.append(w)
+    cell = f"`{' '.join(rest)}`" if rest else ""
+    return f"{cell} interrupted".strip() if meta.get("interrupted") else cell
+
+
+def line(results: dict) -> str:
+    """The history line of a run."""
+    meta = results["meta"]
+    started = meta.get("started_utc", "?").replace("+00:00", "Z")
+    git = meta.get("machine", {}).get("git", "?")
+    duration = meta.get("duration_s")
+    cells = [
+        started,
+        meta.get("scale", "?"),
+        f"`{git}`",
+        *(geomean_speedup(results, b, op) for _, b, op in HEADLINE),
+        targets_met(results),
+        "-" if duration is None else f"{float(duration):,.0f} s",
+        options(meta),
+    ]
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+
+def append(results: dict, path: Path | None = None) -> str:
+    """Appends the run's line to the history (its header first where the file is new); returns it."""
+    text = line(results)
+    with (path or HISTORY_MD).open("a") as f:
+        if f.tell() == 0:
+            f.write(HEADER)
+        f.write(text + "\n")
+    return text
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results", nargs="+", type=Path, help="results JSON files of bench/run.py, oldest first")
+    ap.add_argument("--history", type=Path, default=HISTORY_MD)
+    args = ap.parse_args()
+    for path in args.results:
+        print(append(json.loads(path.read_text()), args.history))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
