@@ -109,7 +109,7 @@ enum Described {
     Nothing,
     /// The shape of each text value (`ShapeCell::UNKNOWN` for NULL or invalid text).
     Text(Vec<ShapeCell>),
-    /// Each number read from its text (`DriverTraits::numbers_as_text`, `integers_as_text`):
+    /// Each number read from its text (`Strategy::plan`: `numbers_as_text`, `integers_as_text`):
     /// `kinds` says what `bits` hold (`NUMBER_INT`, `NUMBER_FLOAT`, or `NUMBER_UNKNOWN` for
     /// NULL and text that is no number), so the consumer only builds the object.
     Numbers { kinds: Vec<u8>, bits: Vec<u64> },

@@ -5,14 +5,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::null_mut;
 
 use crate::block::{buffers_fit, column_buffers, ColumnBuffer, RowBlock};
-use crate::connection::{Connection, DriverTraits, NarrowText};
+use crate::connection::Connection;
 use crate::diagnostics::{check, DiagRecord, Error, Result};
+use crate::driver::Strategy;
 use crate::fetch_thread;
 use crate::ffi;
 use crate::params::ParamBatch;
-use crate::plan::{
-    ColumnDescription, ColumnPlan, Decoding, PlanOptions, ResultPlan, DEFAULT_BLOCK_BYTES,
-};
+use crate::plan::{ColumnDescription, ColumnPlan, Decoding, ResultPlan, DEFAULT_BLOCK_BYTES};
 
 mod catalog;
 mod execute;
@@ -172,7 +171,7 @@ pub struct Statement {
     /// The connection's handle, asked whether it is dead after a general error
     /// (`Error::on_connection`); it outlives the statement.
     dbc: ffi::Handle,
-    traits: DriverTraits,
+    strategy: Strategy,
     /// Parameters stay alive until the execution that reads them is over.
     params: Option<ParamBatch>,
     pub result: Option<ResultSet>,
@@ -213,7 +212,7 @@ impl Statement {
             "SQLAllocHandle",
             None,
         )?;
-        let mut stmt = Statement::without_handle(conn.traits);
+        let mut stmt = Statement::without_handle(conn.strategy);
         stmt.h = h;
         stmt.dbc = conn.handle();
         let fetched = &mut *stmt.fetched as *mut ffi::ULen as *mut _;
@@ -223,11 +222,11 @@ impl Statement {
 
     /// A statement without a handle: `new` gives it one; `read_ahead` puts one in the place
     /// of the statement it lends to a fetch thread.
-    fn without_handle(traits: DriverTraits) -> Statement {
+    fn without_handle(strategy: Strategy) -> Statement {
         Statement {
             h: null_mut(),
             dbc: null_mut(),
-            traits,
+            strategy,
             params: None,
             result: None,
             messages: Vec::new(),
@@ -244,8 +243,9 @@ impl Statement {
         StatementHandle(self.h)
     }
 
-    pub fn traits(&self) -> DriverTraits {
-        self.traits
+    /// What fastodbc does with this statement's driver (`driver::Strategy`).
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
     }
 
     fn check(&mut self, ret: ffi::SqlReturn, function: &'static str) -> Result<bool> {
@@ -434,23 +434,10 @@ impl Statement {
             if lowercase_names {
                 desc.name = desc.name.to_lowercase();
             }
-            columns.push(ColumnPlan::choose_with(
-                desc,
-                decoding,
-                PlanOptions {
-                    sizes_unreliable: self.traits.sizes_unreliable,
-                    recoverable: self.traits.getdata_in_block || self.traits.getdata_bound,
-                    numbers_as_text: self.traits.numbers_as_text,
-                    integers_as_text: self.traits.integers_as_text,
-                    wide_text_via_getdata: self.traits.utf16_unreliable
-                        && self.traits.narrow_text != NarrowText::Utf8,
-                    wide_text_as_utf8: self.traits.utf16_unreliable
-                        && self.traits.narrow_text == NarrowText::Utf8,
-                },
-            ));
+            columns.push(ColumnPlan::choose_with(desc, decoding, self.strategy.plan));
         }
         let mut plan = ResultPlan::new(columns, block_bytes);
-        if !self.traits.getdata_in_block && plan.columns.iter().any(|c| c.may_truncate) {
+        if !self.strategy.getdata_in_block && plan.columns.iter().any(|c| c.may_truncate) {
             // The driver can re-read a truncated value only on the current row: fetch row by
             // row and assemble blocks (SQLite's driver steps through its result anyway, so this
             // costs it nothing measurable).
@@ -614,7 +601,7 @@ impl Statement {
         let describe = rs.describe_ahead;
         // The statement itself goes to the fetch thread and comes back with the block filled;
         // a stand-in without a handle holds its place meanwhile.
-        let lent = std::mem::replace(self, Statement::without_handle(self.traits));
+        let lent = std::mem::replace(self, Statement::without_handle(self.strategy));
         let pending = fetch_thread::run(move || {
             let mut stmt = lent;
             let fetched = catch_unwind(AssertUnwindSafe(|| stmt.fill_block(describe)))
@@ -728,7 +715,7 @@ impl Statement {
         if !fetch_next(h, &mut self.messages)? {
             return Ok(0);
         }
-        let traits = self.traits;
+        let strategy = self.strategy;
         let Some(rs) = self.result.as_mut() else {
             return Ok(0);
         };
@@ -746,7 +733,7 @@ impl Statement {
                 let ind = rs.block.bound[col].ind[row];
                 if ind > cap || ind < ffi::SQL_NULL_DATA {
                     check_indicator(ind, &rs.plan.columns[col], row)?;
-                    let positioned = traits.getdata_in_block && {
+                    let positioned = strategy.getdata_in_block && {
                         // SAFETY: positions the cursor on a fetched row of the current rowset.
                         let ret = unsafe {
                             ffi::SQLSetPos(
@@ -772,7 +759,7 @@ impl Statement {
     /// values the driver truncated). Stops at the block's rows or its byte budget.
     fn assemble_block(&mut self) -> Result<usize> {
         let h = self.h;
-        let traits = self.traits;
+        let strategy = self.strategy;
         let Some(rs) = self.result.as_mut() else {
             return Ok(0);
         };
@@ -799,7 +786,7 @@ impl Statement {
                     let plan = &rs.plan.columns[col];
                     let v = reread_truncated(
                         h,
-                        traits.getdata_bound,
+                        strategy.getdata_bound,
                         plan,
                         col,
                         n,
@@ -816,8 +803,8 @@ impl Statement {
                         "fastodbc: the block holds a streamed column {col} the plan lacks"
                     )));
                 };
-                let v = if traits.utf16_unreliable && plan.c_type == ffi::SQL_C_WCHAR {
-                    get_wide_checked(h, col, traits.narrow_text, plan, &mut self.messages)?
+                let v = if strategy.check_wide_getdata && plan.c_type == ffi::SQL_C_WCHAR {
+                    get_wide_checked(h, col, strategy.narrow_text, plan, &mut self.messages)?
                 } else {
                     get_data(h, col, plan.c_type, &mut self.messages)?
                 };

@@ -9,6 +9,7 @@ mod errors;
 mod flags;
 mod floor;
 mod info;
+mod lock;
 mod params;
 mod row;
 mod text;
