@@ -149,7 +149,7 @@ def test_text_with_nul_stored_whole_or_refused(db, backend, table, cnxn, value):
 
 # Text with UTF-16 code units whose low byte is 0xD8-0xDB (U+00D8 'Ø' to U+00DB 'Û', U+4ED8
 # '付'...), which MariaDB Connector/ODBC 3.1 takes for the start of a surrogate pair, reading
-# one unit past the text per such unit (DriverTraits::overreads_wide_text).
+# one unit past the text per such unit (Quirks::overreads_wide_input).
 OVERREAD_TEXTS = ["Ø", "ØØ", "ÙÚÛ", "付", "a付b", "Ø😀", "ÆØÅ ÿ", "x" * 7 + "Û"]
 
 

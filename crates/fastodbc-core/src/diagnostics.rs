@@ -231,7 +231,7 @@ impl Error {
     }
 
     /// A COMMIT refused because the connection was lost before it: the server has rolled the
-    /// transaction back (`DriverTraits::commit_when_lost_succeeds`).
+    /// transaction back (`Quirks::commit_when_lost_succeeds`).
     pub(crate) fn lost_before_commit() -> Error {
         Error::Odbc {
             function: "SQLEndTran",

@@ -4,8 +4,8 @@
 
 use std::ops::Range;
 
-use crate::connection::{DriverTraits, NarrowText};
 use crate::diagnostics::{Error, Result};
+use crate::driver::Strategy;
 use crate::ffi;
 use crate::statement::overread_unit;
 use crate::types::guid;
@@ -80,34 +80,34 @@ pub enum TextEncoding {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BindOptions {
     pub text: TextEncoding,
-    /// Send timestamps as `YYYY-MM-DD HH:MM:SS.ffffff` text (see `DriverTraits`).
+    /// Send timestamps as `YYYY-MM-DD HH:MM:SS.ffffff` text (`Strategy::timestamp_as_text`).
     pub timestamp_as_text: bool,
     /// Describe time parameters (always text) as SQL_VARCHAR, not SQL_TYPE_TIME
-    /// (`DriverTraits::time_as_varchar`).
+    /// (`Strategy::time_as_varchar`).
     pub time_as_varchar: bool,
     /// Refuse UTF-16 text holding a code unit the driver would read past the value's end
-    /// (`DriverTraits::overreads_wide_text`).
+    /// (`Strategy::refuse_overread_utf16`).
     pub refuse_misread_utf16: bool,
-    /// Send GUIDs as their 36-character text (see `DriverTraits::guid_as_text`).
+    /// Send GUIDs as their 36-character text (`Strategy::guid_as_text`).
     pub guid_as_text: bool,
 }
 
 impl BindOptions {
     /// The options for a driver, with str parameters encoded as `text` asks (setencoding),
-    /// except where the driver misreads UTF-16 and its narrow text is UTF-8: UTF-8 then.
-    pub fn for_driver(text: TextEncoding, traits: &DriverTraits) -> BindOptions {
-        let utf8_instead = traits.overreads_wide_text && traits.narrow_text == NarrowText::Utf8;
-        let text = if utf8_instead {
+    /// except where the driver misreads UTF-16 and its narrow text is UTF-8: UTF-8 then
+    /// (`Strategy::params_as_utf8`).
+    pub fn for_driver(text: TextEncoding, strategy: &Strategy) -> BindOptions {
+        let text = if strategy.params_as_utf8 {
             TextEncoding::Utf8
         } else {
             text
         };
         BindOptions {
             text,
-            timestamp_as_text: traits.timestamp_as_text,
-            time_as_varchar: traits.time_as_varchar,
-            refuse_misread_utf16: traits.overreads_wide_text && text == TextEncoding::Utf16,
-            guid_as_text: traits.guid_as_text,
+            timestamp_as_text: strategy.timestamp_as_text,
+            time_as_varchar: strategy.time_as_varchar,
+            refuse_misread_utf16: strategy.refuse_overread_utf16 && text == TextEncoding::Utf16,
+            guid_as_text: strategy.guid_as_text,
         }
     }
 }

@@ -110,14 +110,14 @@ pub struct PlanOptions {
     /// A value truncated in a block can be re-read whole (SQLSetPos + SQLGetData).
     pub recoverable: bool,
     /// Integer and floating-point columns are fetched as their text
-    /// (`DriverTraits::numbers_as_text`).
+    /// (`Strategy::plan`, `Quirks::converts_numbers_silently`).
     pub numbers_as_text: bool,
-    /// Integer columns are fetched as their text (`DriverTraits::integers_as_text`).
+    /// Integer columns are fetched as their text (`Quirks::integers_arrive_as_text`).
     pub integers_as_text: bool,
     /// Text fetched as SQL_C_WCHAR is read with `SQLGetData`, never bound
-    /// (`DriverTraits::utf16_unreliable`).
+    /// (`Quirks::utf16_output_unreliable`).
     pub wide_text_via_getdata: bool,
-    /// Text asked for as UTF-16 is fetched as UTF-8 (`DriverTraits::utf16_unreliable`, where the
+    /// Text asked for as UTF-16 is fetched as UTF-8 (`Quirks::utf16_output_unreliable`, where the
     /// narrow text is UTF-8).
     pub wide_text_as_utf8: bool,
 }

@@ -120,7 +120,7 @@ impl Statement {
         let prepare = rs.read_ahead.prepare_next;
         // The statement itself goes to the fetch thread and comes back with the block filled;
         // a stand-in without a handle holds its place meanwhile.
-        let lent = std::mem::replace(self, Statement::without_handle(self.traits()));
+        let lent = std::mem::replace(self, Statement::without_handle(self.strategy()));
         let pending = fetch_thread::run(move || {
             let mut stmt = lent;
             let fetched = catch_unwind(AssertUnwindSafe(|| stmt.fill_block(prepare)))

@@ -5,8 +5,9 @@
 
 use std::ptr::null_mut;
 
-use crate::connection::{Connection, DriverTraits};
+use crate::connection::Connection;
 use crate::diagnostics::{check, DiagRecord, Error, Result};
+use crate::driver::Strategy;
 use crate::ffi;
 use crate::params::ParamBatch;
 use crate::plan::ColumnDescription;
@@ -43,7 +44,7 @@ pub struct Statement {
     /// The connection's handle, asked whether it is dead after a general error
     /// (`Error::on_connection`); it outlives the statement.
     dbc: ffi::Handle,
-    traits: DriverTraits,
+    strategy: Strategy,
     /// Parameters stay alive until the execution that reads them is over.
     params: Option<ParamBatch>,
     pub result: Option<ResultSet>,
@@ -84,7 +85,7 @@ impl Statement {
             "SQLAllocHandle",
             None,
         )?;
-        let mut stmt = Statement::without_handle(conn.traits);
+        let mut stmt = Statement::without_handle(conn.strategy);
         stmt.h = h;
         stmt.dbc = conn.handle();
         let fetched = &mut *stmt.fetched as *mut ffi::ULen as *mut _;
@@ -94,11 +95,11 @@ impl Statement {
 
     /// A statement without a handle: `new` gives it one; `read_ahead` puts one in the place
     /// of the statement it lends to a fetch thread.
-    pub(crate) fn without_handle(traits: DriverTraits) -> Statement {
+    pub(crate) fn without_handle(strategy: Strategy) -> Statement {
         Statement {
             h: null_mut(),
             dbc: null_mut(),
-            traits,
+            strategy,
             params: None,
             result: None,
             messages: Vec::new(),
@@ -115,8 +116,9 @@ impl Statement {
         StatementHandle(self.h)
     }
 
-    pub fn traits(&self) -> DriverTraits {
-        self.traits
+    /// What fastodbc does with this statement's driver (`driver::Strategy`).
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
     }
 
     fn check(&mut self, ret: ffi::SqlReturn, function: &'static str) -> Result<bool> {

@@ -169,7 +169,10 @@ fn reading_ahead_serves_every_row_once_in_order_prepared_by_the_consumer() {
     assert!(lent_blocks > 3, "a long result reads ahead ({lent_blocks})");
     // Blocks read ahead are prepared when the fetch thread had time; never one it did not fill.
     assert_eq!(prepared_blocks, consumer.prepared.load(Ordering::Relaxed));
-    assert!(prepared_blocks > 0, "the fetch thread prepares blocks when it waits");
+    assert!(
+        prepared_blocks > 0,
+        "the fetch thread prepares blocks when it waits"
+    );
 }
 
 #[test]
@@ -178,7 +181,10 @@ fn a_short_result_costs_no_fetch_thread() {
     let mut stmt = Statement::new(&conn).expect("statement");
     query(&mut stmt, &counting(100));
     assert_eq!(stmt.fetch_block().expect("fetch"), 16);
-    assert!(stmt.lend().is_none(), "one block fetched: not read ahead yet");
+    assert!(
+        stmt.lend().is_none(),
+        "one block fetched: not read ahead yet"
+    );
     assert_eq!(stmt.fetch_block().expect("fetch"), 84);
     assert!(stmt.lend().is_none(), "a block cut short is the last");
 }
@@ -217,14 +223,19 @@ fn long_values_come_whole_cell_wise_and_column_wise() {
                 Cell::Null => None,
             };
             assert_eq!(cell, want, "row {x}");
-            let value = column.value(row).map(|b| String::from_utf8(b.to_vec()).unwrap());
+            let value = column
+                .value(row)
+                .map(|b| String::from_utf8(b.to_vec()).unwrap());
             assert_eq!(value, want, "row {x}, column-wise");
             assert_eq!(column.is_null(row), want.is_none());
         }
         recovered += column.long.len();
     }
     assert_eq!(seen, 50);
-    assert_eq!(recovered, 7, "the long values were read again, not found in their elements");
+    assert_eq!(
+        recovered, 7,
+        "the long values were read again, not found in their elements"
+    );
 }
 
 #[test]
@@ -259,7 +270,9 @@ fn a_statement_without_a_result_says_so_and_stays_usable() {
     stmt.reset();
     stmt.exec_direct(&to_utf16("CREATE TEMP TABLE t (x)"))
         .expect("create");
-    assert!(!stmt.open_result(&utf8(), DEFAULT_BLOCK_BYTES, false).expect("describe"));
+    assert!(!stmt
+        .open_result(&utf8(), DEFAULT_BLOCK_BYTES, false)
+        .expect("describe"));
     match stmt.fetch_block() {
         Err(Error::Programming(message)) => assert!(message.contains("No results"), "{message}"),
         other => panic!("fetch without a result: {other:?}"),

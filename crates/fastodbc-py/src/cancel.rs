@@ -1,5 +1,5 @@
-//! `cancel()` and `close()` from another thread than the one using the cursor
-//! (`CursorShared`).
+//! `cancel()` and `close()` from another thread than the one using the cursor: when SQLCancel
+//! may be sent (`CancelGate`).
 //!
 //! SQLCancel is sent only while a call that executes a statement runs (`Executing`). On a
 //! statement that is not executing, sqliteodbc and MariaDB Connector/ODBC 3.1 close its
@@ -12,64 +12,11 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use fastodbc_core::{DiagRecord, Diagnostics, Error, StatementHandle};
+use fastodbc_core::{DiagRecord, Diagnostics, Error, ExecutionGate, StatementHandle};
 use pyo3::prelude::*;
 
-use crate::connection::lock;
-use crate::cursor::CursorState;
-use crate::errors::{self, IntoPyResult};
-
-/// What the threads using a cursor share: its state, used by one thread at a time, and what
-/// another thread may do meanwhile (`cancel`, `close`).
-pub struct CursorShared {
-    pub(crate) state: Mutex<CursorState>,
-    pub(crate) cancel: CancelGate,
-    /// Set first thing by `close`, read without the state's lock: a thread iterating (or in
-    /// `fetchall`) stops at its next row or block instead of holding `state` to the end of
-    /// the result. `close` could not take the lock otherwise: the GIL reaches it mostly while
-    /// the iterating thread is inside a fetch, holding `state`.
-    closed: AtomicBool,
-}
-
-impl CursorShared {
-    pub fn new(state: CursorState) -> CursorShared {
-        CursorShared {
-            state: Mutex::new(state),
-            cancel: CancelGate::new(),
-            closed: AtomicBool::new(false),
-        }
-    }
-
-    /// Frees the statement handle; the cursor answers ProgrammingError afterwards, also to a
-    /// thread using it now. An execution running on another thread is cancelled; a fetch
-    /// finishes its block first (see the module's note).
-    pub fn close(&self, py: Python<'_>) {
-        self.closed.store(true, Ordering::Release);
-        self.cancel.close(py);
-        lock(py, &self.state).free(py);
-    }
-
-    pub(crate) fn is_closed(&self) -> bool {
-        self.closed.load(Ordering::Acquire)
-    }
-
-    /// Why a thread reading a result must stop at this block: the cursor was closed or
-    /// cancelled from another thread.
-    pub(crate) fn interrupted(&self, py: Python<'_>) -> PyResult<()> {
-        if self.is_closed() {
-            return Err(closed_cursor(py));
-        }
-        if self.cancel.requested() {
-            return Err(errors::to_py(py, cancelled()));
-        }
-        Ok(())
-    }
-}
-
-/// What a cursor closed from another thread answers, also to the thread using it then.
-pub(crate) fn closed_cursor(py: Python<'_>) -> PyErr {
-    errors::programming(py, "Attempt to use a closed cursor.")
-}
+use crate::errors::IntoPyResult;
+use crate::lock::lock;
 
 /// What `cancel` may interrupt, and whether it may send SQLCancel now.
 pub struct CancelGate {
@@ -162,6 +109,16 @@ impl CancelGate {
         target.executing = true;
         target.sent = false;
         Ok(Executing { gate: self })
+    }
+}
+
+/// Each execution of an executemany runs in the window `cancel` may interrupt.
+impl ExecutionGate for CancelGate {
+    fn execute<T>(
+        &self,
+        execute: impl FnOnce() -> fastodbc_core::Result<T>,
+    ) -> fastodbc_core::Result<T> {
+        self.executing()?.finish(execute())
     }
 }
 

@@ -3,16 +3,16 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 use fastodbc_core::plan::DEFAULT_BLOCK_BYTES;
 use fastodbc_core::{AttrValue, Decoding, TextCodec, TextEncoding};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
-use crate::cancel::CursorShared;
 use crate::errors::{self, IntoPyResult};
 use crate::info;
+use crate::lock::lock;
 
 /// What cursors read from their connection when they execute.
 #[derive(Clone)]
@@ -26,15 +26,22 @@ pub struct Settings {
     pub read_ahead: bool,
 }
 
+/// A cursor as its connection sees it: closed when the connection closes. The connection
+/// holds its cursors weakly, and knows them only through this.
+pub trait OpenCursor: Send + Sync {
+    /// Frees the cursor's statement; the cursor answers ProgrammingError afterwards.
+    fn close(&self, py: Python<'_>);
+}
+
 pub struct ConnShared {
     pub conn: Mutex<Option<fastodbc_core::Connection>>,
     pub closed: AtomicBool,
-    pub cursors: Mutex<Vec<Weak<CursorShared>>>,
+    cursors: Mutex<Vec<Weak<dyn OpenCursor>>>,
     pub settings: Mutex<Settings>,
     pub converters: Mutex<HashMap<i16, PyObject>>,
     /// The open transaction holds changes (a statement without a result set ran since the last
-    /// commit or rollback). Drivers with `prepare_always` then execute prepared statements, so
-    /// a syntax error cannot take those changes with it.
+    /// commit or rollback). Drivers with `Strategy::prepare_after_changes` then execute
+    /// prepared statements, so a syntax error cannot take those changes with it.
     pub txn_dirty: AtomicBool,
 }
 
@@ -45,21 +52,14 @@ pub struct Connection {
     timeout: AtomicU32,
 }
 
-/// Locks a mutex without holding the GIL while waiting: another thread may hold the lock
-/// while it waits for the GIL.
-pub fn lock<'a, T>(py: Python<'_>, m: &'a Mutex<T>) -> MutexGuard<'a, T> {
-    loop {
-        match m.try_lock() {
-            Ok(g) => return g,
-            Err(std::sync::TryLockError::Poisoned(p)) => return p.into_inner(),
-            Err(std::sync::TryLockError::WouldBlock) => {
-                py.allow_threads(|| std::thread::sleep(std::time::Duration::from_micros(50)))
-            }
-        }
-    }
-}
-
 impl Connection {
+    /// Keeps `cursor` to close with the connection (cursors already dropped are forgotten).
+    pub fn register_cursor(&self, py: Python<'_>, cursor: Weak<dyn OpenCursor>) {
+        let mut cursors = lock(py, &self.shared.cursors);
+        cursors.retain(|w| w.strong_count() > 0);
+        cursors.push(cursor);
+    }
+
     pub fn in_manual_commit(&self) -> bool {
         !self.autocommit.load(Ordering::Acquire)
     }
@@ -160,8 +160,8 @@ impl Connection {
                 )
             })
             .py(py)?;
-        let traits = conn.traits;
-        let text = if traits.narrow_is_utf8 {
+        let strategy = conn.strategy;
+        let text = if strategy.text_as_utf8 {
             TextCodec::Utf8
         } else {
             TextCodec::Utf16
@@ -173,12 +173,12 @@ impl Connection {
             },
             // Where the driver misreads UTF-16 and its narrow text is UTF-8, parameters go as
             // UTF-8 (`BindOptions::for_driver`); getencoding says so.
-            encoding: if traits.overreads_wide_text && traits.narrow_is_utf8 {
+            encoding: if strategy.params_as_utf8 {
                 TextEncoding::Utf8
             } else {
                 TextEncoding::Utf16
             },
-            refuse_nul: traits.truncates_at_nul,
+            refuse_nul: strategy.refuse_nul,
             block_bytes: DEFAULT_BLOCK_BYTES,
             read_ahead: true,
         };
@@ -293,15 +293,16 @@ impl Connection {
         }
     }
 
-    /// Driver traits fastodbc detected: (narrow_is_utf8, truncates_at_nul, getdata_in_block).
+    /// What fastodbc makes of the driver: (text fetched as UTF-8, `str` parameters holding a
+    /// NUL refused, truncated values re-read within a block) (`Strategy`).
     #[getter]
     fn _driver_traits(&self, py: Python<'_>) -> PyResult<(bool, bool, bool)> {
         let guard = lock(py, &self.shared.conn);
         match guard.as_ref() {
             Some(c) => Ok((
-                c.traits.narrow_is_utf8,
-                c.traits.truncates_at_nul,
-                c.traits.getdata_in_block,
+                c.strategy.text_as_utf8,
+                c.strategy.refuse_nul,
+                c.strategy.getdata_in_block,
             )),
             None => Err(errors::programming(
                 py,

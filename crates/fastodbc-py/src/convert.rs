@@ -92,7 +92,7 @@ pub enum Converter {
     Binary,
     Bool,
     Int,
-    /// An integer column read as text (`DriverTraits::numbers_as_text`, `integers_as_text`).
+    /// An integer column read as text (`Strategy::plan`: `numbers_as_text`, `integers_as_text`).
     IntText,
     Float,
     /// A floating-point column read as text.

@@ -4,62 +4,27 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, MutexGuard, TryLockError};
+use std::sync::{Arc, MutexGuard, TryLockError, Weak};
 
-use fastodbc_core::array_insert::{self, ArrayInsert};
-use fastodbc_core::compiled_insert;
-use fastodbc_core::params::{split_runs, NullType};
-use fastodbc_core::sqlscan::{count_markers, InsertValues};
+use fastodbc_core::sqlscan::count_markers;
 use fastodbc_core::statement::overread_unit;
 use fastodbc_core::types::text::to_utf16;
-use fastodbc_core::{BindOptions, CatalogFunction, LentFetch, ParamBatch, ParamValue, Statement};
+use fastodbc_core::{BindOptions, CatalogFunction, LentFetch, ParamBatch, Statement};
 use fastodbc_pystr::PreparedRows;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use crate::cancel::{closed_cursor, CursorShared};
-use crate::connection::{lock, Connection, Settings};
+use crate::connection::{Connection, Settings};
 use crate::errors::{self, IntoPyResult};
 use crate::flags::ModuleFlags;
-use crate::params::{check_param_row, to_param};
+use crate::lock::lock;
+use crate::params::to_param;
 use crate::rows::{convert_rows, make_row, ResultView};
 
-/// Rows converted from Python objects before they are sent as one parameter array; also the
-/// largest array. Bounds executemany's extra memory to this many rows (or `PARAM_CHUNK_BYTES`).
-const PARAM_CHUNK_ROWS: usize = 1000;
-/// Byte budget of one chunk of converted parameter rows.
-const PARAM_CHUNK_BYTES: usize = 16 * 1024 * 1024;
-/// Rows per statement of a column-array INSERT (`ArrayInsert`): its cost per statement is one
-/// round trip, so chunks are larger; `PARAM_CHUNK_BYTES` still bounds them. Extra memory is
-/// then the converted rows plus their array text, about twice the byte budget.
-const ARRAY_CHUNK_ROWS: usize = 10_000;
+mod executemany;
+mod shared;
 
-/// executemany's `rowcount`: the sum of its statements' counts, -1 when none was reported or
-/// any is unknown.
-#[derive(Default)]
-struct RowTotal {
-    total: i64,
-    counted: bool,
-    unknown: bool,
-}
-
-impl RowTotal {
-    /// A statement's count (-1: the driver didn't say).
-    fn add(&mut self, n: i64) {
-        if n >= 0 {
-            self.total += n;
-            self.counted = true;
-        }
-    }
-
-    fn value(&self) -> i64 {
-        if self.counted && !self.unknown {
-            self.total
-        } else {
-            -1
-        }
-    }
-}
+use shared::{closed_cursor, CursorShared};
 
 pub struct CursorState {
     stmt: Option<Statement>,
@@ -119,15 +84,6 @@ fn param_sequence<'py>(params: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAn
         }
     }
     Ok(params.clone().into_any())
-}
-
-fn approx_bytes(v: &ParamValue) -> usize {
-    match v {
-        ParamValue::Text(s) => s.len() * 2 + 8,
-        ParamValue::Bytes(b) => b.len() + 8,
-        ParamValue::Decimal { text, .. } => text.len() + 8,
-        _ => 16,
-    }
 }
 
 impl Cursor {
@@ -262,14 +218,15 @@ impl Cursor {
         self.apply_timeout(py, st)?;
         let stmt = self.statement(py, st)?;
         let sql16 = to_utf16(sql);
-        let opts = BindOptions::for_driver(settings.encoding, &stmt.traits());
+        let opts = BindOptions::for_driver(settings.encoding, &stmt.strategy());
         // Direct execution (one round trip), unless the transaction holds changes and the
         // driver would lose them to a syntax error in a direct statement
-        // (`DriverTraits::prepare_always`, psqlODBC).
+        // (`Strategy::prepare_after_changes`, psqlODBC).
         let conn = self.conn();
         let manual = conn.in_manual_commit();
-        let prepare =
-            stmt.traits().prepare_always && manual && conn.shared.txn_dirty.load(Ordering::Acquire);
+        let prepare = stmt.strategy().prepare_after_changes
+            && manual
+            && conn.shared.txn_dirty.load(Ordering::Acquire);
         let gate = &self.shared.cancel;
         let r = py.allow_threads(|| {
             stmt.reset();
@@ -295,207 +252,6 @@ impl Cursor {
         if manual && st.result.is_none() {
             conn.shared.txn_dirty.store(true, Ordering::Release);
         }
-        Ok(())
-    }
-
-    fn executemany_impl(&self, py: Python<'_>, sql: &str, seq: &Bound<'_, PyAny>) -> PyResult<()> {
-        let settings = self.settings(py);
-        let mut guard = self.state(py)?;
-        let st = &mut *guard;
-        st.result = None;
-        st.messages.clear();
-        st.rowcount = -1;
-        self.shared.cancel.clear_request();
-        let gate = &self.shared.cancel;
-        let max_rows = if st.fast_executemany {
-            PARAM_CHUNK_ROWS
-        } else {
-            1
-        };
-        let markers = if st.noscan {
-            None
-        } else {
-            Some(count_markers(sql))
-        };
-        self.apply_timeout(py, st)?;
-        let stmt = self.statement(py, st)?;
-        let traits = stmt.traits();
-        let few_rows = seq.len().is_ok_and(|n| n < array_insert::MIN_ROWS);
-        let opts = BindOptions::for_driver(settings.encoding, &traits);
-        // sqliteodbc: compile the INSERT once (see `compiled_insert`); the row count is then
-        // `total_changes()` after minus before.
-        let changes_before = match (traits.compiles_with_once && !few_rows, markers) {
-            (true, Some(m)) => InsertValues::parse(sql)
-                .filter(|s| s.markers == m && s.target.is_some())
-                .and_then(|_| {
-                    py.allow_threads(|| {
-                        if !compiled_insert::applies(stmt, sql, m, opts) {
-                            return None;
-                        }
-                        let before = compiled_insert::total_changes(stmt)?;
-                        stmt.reset();
-                        // A SQLite too old for a CTE before INSERT: the plain statement.
-                        let prepared = stmt.prepare(&to_utf16(&compiled_insert::sql(sql)));
-                        prepared.ok().map(|_| before)
-                    })
-                }),
-            _ => None,
-        };
-        if changes_before.is_none() {
-            let sql16 = to_utf16(sql);
-            py.allow_threads(|| {
-                stmt.reset();
-                stmt.prepare(&sql16)
-            })
-            .py(py)?;
-        }
-        // Multi-row INSERT rewriting (see `InsertValues`); the driver's type for each marker
-        // types the NULLs, since every value is then a parameter of its own.
-        let rewrite = match (max_rows > 1 && traits.rewrite_batched_inserts, markers) {
-            (true, Some(m)) => InsertValues::parse(sql).filter(|s| s.markers == m),
-            _ => None,
-        };
-        let marker_types: Vec<NullType> = match &rewrite {
-            Some(shape) => (0..shape.markers).map(|i| stmt.describe_param(i)).collect(),
-            None => Vec::new(),
-        };
-        let opts = BindOptions::for_driver(settings.encoding, &traits);
-        let target = rewrite
-            .as_ref()
-            .and_then(|shape| shape.target.as_ref().map(|t| (t, shape.markers)))
-            .filter(|_| !few_rows && traits.column_array_inserts);
-        let arrays = target.and_then(|(target, markers)| {
-            py.allow_threads(|| ArrayInsert::prepare(stmt, target, markers, opts))
-        });
-        // After the catalog query the statement holds it or the array INSERT: the VALUES path
-        // then prepares its own text before its first chunk.
-        let mut prepared_rows = if target.is_some() { 0 } else { 1 };
-        let chunk_rows = if arrays.is_some() {
-            ARRAY_CHUNK_ROWS
-        } else {
-            PARAM_CHUNK_ROWS
-        };
-        let mut rowcount = RowTotal::default();
-        let mut null_types: Vec<Option<NullType>> = Vec::new();
-        let mut iter = seq.try_iter()?;
-        let mut row_index = 0usize;
-        let mut messages = Vec::new();
-        loop {
-            let mut rows: Vec<Vec<ParamValue>> = Vec::new();
-            let mut bytes = 0usize;
-            for item in iter.by_ref() {
-                let item = item?;
-                check_param_row(py, &item, row_index)?;
-                let mut row = Vec::new();
-                for (i, p) in item.try_iter()?.enumerate() {
-                    let v = to_param(py, &p?, i, settings.refuse_nul)?;
-                    bytes += approx_bytes(&v);
-                    row.push(v);
-                }
-                let expected =
-                    markers.unwrap_or_else(|| rows.first().map_or(row.len(), |r| r.len()));
-                if row.len() != expected {
-                    return Err(errors::programming(
-                        py,
-                        format!(
-                            "The SQL contains {expected} parameter markers, but row {row_index} has {} parameters",
-                            row.len()
-                        ),
-                    ));
-                }
-                row_index += 1;
-                rows.push(row);
-                if rows.len() >= chunk_rows || bytes >= PARAM_CHUNK_BYTES {
-                    break;
-                }
-            }
-            if rows.is_empty() {
-                break;
-            }
-            if let Some(plan) = &arrays {
-                let r = py.allow_threads(|| {
-                    let batch = ParamBatch::build(&[plan.params(&rows)], opts, &[])?;
-                    gate.executing()?.finish(stmt.execute_batch(batch))
-                });
-                messages.extend(message_tuples(&stmt.messages));
-                rowcount.add(r.py(py)?);
-                continue;
-            }
-            if let Some(shape) = &rewrite {
-                let per_statement = shape.rows_per_statement(PARAM_CHUNK_ROWS);
-                for part in rows.chunks(per_statement) {
-                    let flat: Vec<ParamValue> = part.iter().flatten().cloned().collect();
-                    let types: Vec<NullType> = marker_types
-                        .iter()
-                        .cycle()
-                        .take(flat.len())
-                        .copied()
-                        .collect();
-                    let text =
-                        (part.len() != prepared_rows).then(|| to_utf16(&shape.sql(part.len())));
-                    let r = py.allow_threads(|| {
-                        if let Some(text) = &text {
-                            stmt.reset();
-                            stmt.prepare(text)?;
-                        }
-                        let batch = ParamBatch::build(&[flat], opts, &types)?;
-                        gate.executing()?.finish(stmt.execute_batch(batch))
-                    });
-                    prepared_rows = part.len();
-                    messages.extend(message_tuples(&stmt.messages));
-                    rowcount.add(r.py(py)?);
-                }
-                continue;
-            }
-            // SQLite's driver mangles binary parameter arrays: send rows with bytes one by one.
-            let has_bytes = || {
-                rows.iter()
-                    .any(|r| r.iter().any(|v| matches!(v, ParamValue::Bytes(_))))
-            };
-            let max_rows = if !traits.binary_param_arrays && has_bytes() {
-                1
-            } else {
-                max_rows
-            };
-            for run in split_runs(&rows, max_rows) {
-                let part = &rows[run];
-                let width = part[0].len();
-                if null_types.len() < width {
-                    null_types.resize(width, None);
-                }
-                // Columns NULL in every row of the run: ask the driver for the marker's type once.
-                for (c, slot) in null_types.iter_mut().enumerate().take(width) {
-                    if slot.is_none() && part.iter().all(|r| matches!(r[c], ParamValue::Null)) {
-                        *slot = Some(stmt.describe_param(c));
-                    }
-                }
-                let described: Vec<NullType> = null_types.iter().map(|t| t.flatten()).collect();
-                let array = part.len() > 1;
-                let r = py.allow_threads(|| {
-                    let batch = ParamBatch::build(part, opts, &described)?;
-                    gate.executing()?.finish(stmt.execute_batch(batch))
-                });
-                messages.extend(message_tuples(&stmt.messages));
-                let n = r.py(py)?;
-                if array && !traits.array_row_count {
-                    // psqlODBC counts only the last parameter set of an array: unknown.
-                    rowcount.unknown = true;
-                } else {
-                    rowcount.add(n);
-                }
-            }
-        }
-        if self.conn().in_manual_commit() {
-            self.conn().shared.txn_dirty.store(true, Ordering::Release);
-        }
-        let rows_changed = match changes_before {
-            Some(before) => py
-                .allow_threads(|| compiled_insert::total_changes(stmt))
-                .map_or(-1, |after| after - before),
-            None => rowcount.value(),
-        };
-        st.messages = messages;
-        st.rowcount = rows_changed;
         Ok(())
     }
 
@@ -647,9 +403,8 @@ impl Cursor {
             timeout_applied: 0,
             messages: Vec::new(),
         }));
-        let mut cursors = lock(py, &conn.shared.cursors);
-        cursors.retain(|w| w.strong_count() > 0);
-        cursors.push(Arc::downgrade(&shared));
+        let weak: Weak<CursorShared> = Arc::downgrade(&shared);
+        conn.register_cursor(py, weak);
         Ok(Cursor {
             connection: connection.clone().unbind(),
             shared,
@@ -794,9 +549,10 @@ impl Cursor {
         this.shared.cancel.clear_request();
         let stmt = this.statement(py, st)?;
         let wide: Vec<Option<Vec<u16>>> = args.iter().map(|a| a.as_deref().map(to_utf16)).collect();
-        // A name the driver would read past (`DriverTraits::overreads_wide_text`) would be
-        // looked up with one more character per such unit: nothing, or another object, found.
-        if stmt.traits().overreads_wide_text
+        // A name the driver would read past (`Strategy::refuse_overread_catalog_names`) would
+        // be looked up with one more character per such unit: nothing, or another object,
+        // found.
+        if stmt.strategy().refuse_overread_catalog_names
             && wide.iter().flatten().flatten().any(|&u| overread_unit(u))
         {
             return Err(errors::db_error(

@@ -8,6 +8,7 @@ mod cursor;
 mod errors;
 mod flags;
 mod info;
+mod lock;
 mod params;
 mod row;
 mod rows;

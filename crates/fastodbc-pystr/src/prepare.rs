@@ -1,7 +1,7 @@
 //! What the Python-rows consumer does on the fetch thread while the caller still converts the
 //! block before (`BlockConsumer::prepare`): the PEP 393 shape of every text value, so the
 //! caller allocates each `str` without a shape pass of its own, and the numbers of columns
-//! fetched as text (`DriverTraits::numbers_as_text`), so it only builds the objects.
+//! fetched as text (`Strategy::plan`), so it only builds the objects.
 
 use fastodbc_core::types::numeric::NumberText;
 use fastodbc_core::{BlockConsumer, BlockNotes, Cell, ResultPlan, RowBlock, TextCodec, ValueKind};
@@ -63,7 +63,7 @@ enum Described {
     Nothing,
     /// The shape of each text value (`ShapeCell::UNKNOWN` for NULL or invalid text).
     Text(Vec<ShapeCell>),
-    /// Each number read from its text (`DriverTraits::numbers_as_text`, `integers_as_text`):
+    /// Each number read from its text (`Strategy::plan`: `numbers_as_text`, `integers_as_text`):
     /// `kinds` says what `bits` hold (`NUMBER_INT`, `NUMBER_FLOAT`, or `NUMBER_UNKNOWN` for
     /// NULL and text that is no number), so the consumer only builds the object.
     Numbers { kinds: Vec<u8>, bits: Vec<u64> },

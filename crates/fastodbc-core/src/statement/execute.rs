@@ -10,7 +10,7 @@ use crate::params::{NullType, ParamBatch};
 
 /// A UTF-16 code unit that MariaDB Connector/ODBC 3.1 takes for the first of a surrogate pair
 /// (its low byte is 0xD8-0xDB), reading the unit after it as the pair's second
-/// (`DriverTraits::utf16_unreliable`).
+/// (`Quirks::overreads_wide_input`).
 pub fn overread_unit(unit: u16) -> bool {
     (unit & 0xFC) == 0xD8
 }
@@ -25,9 +25,9 @@ impl Statement {
     }
 
     /// The statement text as the driver must be given it: followed by spaces where it would
-    /// read past its end (`DriverTraits::overreads_wide_text`).
+    /// read past its end (`Strategy::pad_statements`).
     fn wide_text<'a>(&self, sql: &'a [u16]) -> Cow<'a, [u16]> {
-        let pad = match self.traits.overreads_wide_text {
+        let pad = match self.strategy.pad_statements {
             true => sql.iter().filter(|&&u| overread_unit(u)).count(),
             false => 0,
         };

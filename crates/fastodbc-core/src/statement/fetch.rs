@@ -88,7 +88,7 @@ impl Statement {
         if !fetch_next(h, &mut self.messages)? {
             return Ok(0);
         }
-        let traits = self.traits;
+        let strategy = self.strategy;
         let Some(rs) = self.result.as_mut() else {
             return Ok(0);
         };
@@ -106,7 +106,7 @@ impl Statement {
                 let ind = rs.block.bound[col].ind[row];
                 if ind > cap || ind < ffi::SQL_NULL_DATA {
                     check_indicator(ind, &rs.plan.columns[col], row)?;
-                    let positioned = traits.getdata_in_block && {
+                    let positioned = strategy.getdata_in_block && {
                         // SAFETY: positions the cursor on a fetched row of the current rowset.
                         let ret = unsafe {
                             ffi::SQLSetPos(
@@ -132,7 +132,7 @@ impl Statement {
     /// values the driver truncated). Stops at the block's rows or its byte budget.
     fn assemble_block(&mut self) -> Result<usize> {
         let h = self.h;
-        let traits = self.traits;
+        let strategy = self.strategy;
         let Some(rs) = self.result.as_mut() else {
             return Ok(0);
         };
@@ -159,7 +159,7 @@ impl Statement {
                     let plan = &rs.plan.columns[col];
                     let v = reread_truncated(
                         h,
-                        traits.getdata_bound,
+                        strategy.getdata_bound,
                         plan,
                         col,
                         n,
@@ -176,8 +176,8 @@ impl Statement {
                         "fastodbc: the block holds a streamed column {col} the plan lacks"
                     )));
                 };
-                let v = if traits.utf16_unreliable && plan.c_type == ffi::SQL_C_WCHAR {
-                    get_wide_checked(h, col, traits.narrow_text, plan, &mut self.messages)?
+                let v = if strategy.check_wide_getdata && plan.c_type == ffi::SQL_C_WCHAR {
+                    get_wide_checked(h, col, strategy.narrow_text, plan, &mut self.messages)?
                 } else {
                     get_data(h, col, plan.c_type, &mut self.messages)?
                 };

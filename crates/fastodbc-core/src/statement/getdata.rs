@@ -2,8 +2,8 @@
 //! UTF-16 checked against its narrow length, and the text rows of small internal queries.
 
 use super::Statement;
-use crate::connection::NarrowText;
 use crate::diagnostics::{check, DiagRecord, Error, Result};
+use crate::driver::NarrowText;
 use crate::ffi;
 use crate::plan::ColumnPlan;
 
@@ -81,7 +81,7 @@ pub(super) fn reread_truncated(
 }
 
 /// Reads a SQL_C_WCHAR value from a driver whose UTF-16 conversion may cut it
-/// (`DriverTraits::utf16_unreliable`). The value's length in narrow bytes is asked first,
+/// (`Strategy::check_wide_getdata`). The value's length in narrow bytes is asked first,
 /// with a zero-length SQL_C_BINARY read (which leaves the value unread); the UTF-16 text must
 /// take that many bytes in the narrow encoding, or the driver cut it: `Error::Data`, never the
 /// cut text. Where the narrow encoding is not known, the text is returned unchecked.

@@ -6,11 +6,10 @@ use std::sync::Arc;
 
 use super::Statement;
 use crate::block::{buffers_fit, column_buffers, ColumnBuffer, RowBlock};
-use crate::connection::NarrowText;
 use crate::consumer::BlockConsumer;
 use crate::diagnostics::{check, Result};
 use crate::ffi;
-use crate::plan::{ColumnPlan, Decoding, PlanOptions, ResultPlan};
+use crate::plan::{ColumnPlan, Decoding, ResultPlan};
 use crate::read_ahead::ReadAhead;
 
 /// The current result set: its plan, its block buffers, and how far fetching went.
@@ -153,23 +152,10 @@ impl Statement {
             if lowercase_names {
                 desc.name = desc.name.to_lowercase();
             }
-            columns.push(ColumnPlan::choose_with(
-                desc,
-                decoding,
-                PlanOptions {
-                    sizes_unreliable: self.traits.sizes_unreliable,
-                    recoverable: self.traits.getdata_in_block || self.traits.getdata_bound,
-                    numbers_as_text: self.traits.numbers_as_text,
-                    integers_as_text: self.traits.integers_as_text,
-                    wide_text_via_getdata: self.traits.utf16_unreliable
-                        && self.traits.narrow_text != NarrowText::Utf8,
-                    wide_text_as_utf8: self.traits.utf16_unreliable
-                        && self.traits.narrow_text == NarrowText::Utf8,
-                },
-            ));
+            columns.push(ColumnPlan::choose_with(desc, decoding, self.strategy.plan));
         }
         let mut plan = ResultPlan::new(columns, block_bytes);
-        if !self.traits.getdata_in_block && plan.columns.iter().any(|c| c.may_truncate) {
+        if !self.strategy.getdata_in_block && plan.columns.iter().any(|c| c.may_truncate) {
             // The driver can re-read a truncated value only on the current row: fetch row by
             // row and assemble blocks (SQLite's driver steps through its result anyway, so this
             // costs it nothing measurable).

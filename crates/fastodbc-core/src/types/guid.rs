@@ -47,7 +47,7 @@ pub fn guid_from_rfc_bytes(b: &[u8; 16]) -> SqlGuid {
 }
 
 /// Writes the GUID's canonical text, `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (lower case, as
-/// `str(uuid.UUID)`), for drivers that take GUIDs as text (`DriverTraits::guid_as_text`).
+/// `str(uuid.UUID)`), for drivers that take GUIDs as text (`Strategy::guid_as_text`).
 pub fn format_guid(out: &mut String, g: &SqlGuid) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut rfc = [0u8; 16];

@@ -4,7 +4,7 @@
 mod decimal_param;
 pub use decimal_param::{decimal_parts, plain_decimal};
 
-/// A value of a number column fetched as text (`DriverTraits::numbers_as_text`). SQLite keeps
+/// A value of a number column fetched as text (`Quirks::converts_numbers_silently`). SQLite keeps
 /// whatever a column is given: an INTEGER column holds integers, but also REALs its affinity
 /// could not turn into integers (3.7, 1e20), and any column can hold text that does not look
 /// like a number. Each comes back as what it is, as Python's own `sqlite3` returns it, never

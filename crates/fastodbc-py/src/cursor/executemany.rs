@@ -1,0 +1,115 @@
+//! `Cursor.executemany`: Python rows converted to parameters a chunk at a time, each chunk
+//! sent by core's `ExecuteMany` (which chooses how) with the GIL released, every execution
+//! inside the cursor's cancel window (`CancelGate`).
+
+use std::sync::atomic::Ordering;
+
+use fastodbc_core::executemany::{approx_bytes, PARAM_CHUNK_BYTES};
+use fastodbc_core::sqlscan::count_markers;
+use fastodbc_core::{BindOptions, ExecuteMany, ParamValue};
+use pyo3::prelude::*;
+use pyo3::types::PyIterator;
+
+use super::{message_tuples, Cursor};
+use crate::errors::{self, IntoPyResult};
+use crate::params::{check_param_row, to_param};
+
+/// Where the conversion of an executemany's rows stands.
+struct RowSource<'py> {
+    rows: Bound<'py, PyIterator>,
+    /// The statement's markers, when scanned: each row must hold that many values.
+    markers: Option<usize>,
+    refuse_nul: bool,
+    /// The index of the next row.
+    next: usize,
+}
+
+impl<'py> RowSource<'py> {
+    /// The next rows converted, up to `max_rows` or `PARAM_CHUNK_BYTES`; none at the end.
+    fn chunk(&mut self, py: Python<'py>, max_rows: usize) -> PyResult<Vec<Vec<ParamValue>>> {
+        let mut rows: Vec<Vec<ParamValue>> = Vec::new();
+        let mut bytes = 0usize;
+        for item in self.rows.by_ref() {
+            let item = item?;
+            let row_index = self.next;
+            check_param_row(py, &item, row_index)?;
+            let mut row = Vec::new();
+            for (i, p) in item.try_iter()?.enumerate() {
+                let v = to_param(py, &p?, i, self.refuse_nul)?;
+                bytes += approx_bytes(&v);
+                row.push(v);
+            }
+            let expected = self
+                .markers
+                .unwrap_or_else(|| rows.first().map_or(row.len(), |r| r.len()));
+            if row.len() != expected {
+                return Err(errors::programming(
+                    py,
+                    format!(
+                        "The SQL contains {expected} parameter markers, but row {row_index} has {} parameters",
+                        row.len()
+                    ),
+                ));
+            }
+            self.next += 1;
+            rows.push(row);
+            if rows.len() >= max_rows || bytes >= PARAM_CHUNK_BYTES {
+                break;
+            }
+        }
+        Ok(rows)
+    }
+}
+
+impl Cursor {
+    pub(super) fn executemany_impl(
+        &self,
+        py: Python<'_>,
+        sql: &str,
+        seq: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        let settings = self.settings(py);
+        let mut guard = self.state(py)?;
+        let st = &mut *guard;
+        st.result = None;
+        st.messages.clear();
+        st.rowcount = -1;
+        self.shared.cancel.clear_request();
+        let gate = &self.shared.cancel;
+        let fast = st.fast_executemany;
+        let markers = if st.noscan {
+            None
+        } else {
+            Some(count_markers(sql))
+        };
+        self.apply_timeout(py, st)?;
+        let stmt = self.statement(py, st)?;
+        let rows_hint = seq.len().ok();
+        let opts = BindOptions::for_driver(settings.encoding, &stmt.strategy());
+        let mut run = py
+            .allow_threads(|| ExecuteMany::start(stmt, sql, markers, opts, fast, rows_hint))
+            .py(py)?;
+        let chunk_rows = run.chunk_rows();
+        let mut source = RowSource {
+            rows: seq.try_iter()?,
+            markers,
+            refuse_nul: settings.refuse_nul,
+            next: 0,
+        };
+        loop {
+            let rows = source.chunk(py, chunk_rows)?;
+            if rows.is_empty() {
+                break;
+            }
+            py.allow_threads(|| run.send(&rows, gate)).py(py)?;
+        }
+        if self.conn().in_manual_commit() {
+            self.conn().shared.txn_dirty.store(true, Ordering::Release);
+        }
+        let messages = message_tuples(run.messages());
+        let rowcount = py.allow_threads(|| run.finish());
+        st.messages = messages;
+        st.rowcount = rowcount;
+        Ok(())
+    }
+}

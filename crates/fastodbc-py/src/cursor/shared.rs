@@ -1,0 +1,72 @@
+//! What the threads using a cursor share (`CursorShared`): its state, and what another thread
+//! may do meanwhile, `cancel()` and `close()`, its connection's `close()` included.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use pyo3::prelude::*;
+
+use super::CursorState;
+use crate::cancel::{cancelled, CancelGate};
+use crate::connection::OpenCursor;
+use crate::errors;
+use crate::lock::lock;
+
+/// What the threads using a cursor share: its state, used by one thread at a time, and what
+/// another thread may do meanwhile (`cancel`, `close`).
+pub struct CursorShared {
+    pub(crate) state: Mutex<CursorState>,
+    pub(crate) cancel: CancelGate,
+    /// Set first thing by `close`, read without the state's lock: a thread iterating (or in
+    /// `fetchall`) stops at its next row or block instead of holding `state` to the end of
+    /// the result. `close` could not take the lock otherwise: the GIL reaches it mostly while
+    /// the iterating thread is inside a fetch, holding `state`.
+    closed: AtomicBool,
+}
+
+impl CursorShared {
+    pub fn new(state: CursorState) -> CursorShared {
+        CursorShared {
+            state: Mutex::new(state),
+            cancel: CancelGate::new(),
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    /// Frees the statement handle; the cursor answers ProgrammingError afterwards, also to a
+    /// thread using it now. An execution running on another thread is cancelled; a fetch
+    /// finishes its block first (see `cancel`'s module note).
+    pub fn close(&self, py: Python<'_>) {
+        self.closed.store(true, Ordering::Release);
+        self.cancel.close(py);
+        lock(py, &self.state).free(py);
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    /// Why a thread reading a result must stop at this block: the cursor was closed or
+    /// cancelled from another thread.
+    pub(crate) fn interrupted(&self, py: Python<'_>) -> PyResult<()> {
+        if self.is_closed() {
+            return Err(closed_cursor(py));
+        }
+        if self.cancel.requested() {
+            return Err(errors::to_py(py, cancelled()));
+        }
+        Ok(())
+    }
+}
+
+/// What a cursor closed from another thread answers, also to the thread using it then.
+pub(crate) fn closed_cursor(py: Python<'_>) -> PyErr {
+    errors::programming(py, "Attempt to use a closed cursor.")
+}
+
+/// The connection closes its cursors through this (`Connection::register_cursor`).
+impl OpenCursor for CursorShared {
+    fn close(&self, py: Python<'_>) {
+        CursorShared::close(self, py);
+    }
+}
