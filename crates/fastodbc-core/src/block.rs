@@ -8,7 +8,9 @@ use crate::ffi;
 use crate::plan::{ColumnPlan, ResultPlan};
 
 mod columns;
-pub use columns::{ColumnValues, FixedColumn, LongValues, VariableColumn};
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
+pub use columns::{ColumnValues, Elements, FixedColumn, LongValues, VariableColumn};
 
 /// One bound column: `rows` elements of `elem` bytes and their length indicators.
 pub struct ColumnBuffer {
@@ -254,20 +256,19 @@ impl RowBlock {
         if let Some(buf) = self.bound.get(col) {
             let indicators = buf.ind.get(..rows)?;
             let data = buf.bytes().get(..rows * buf.elem)?;
+            let elements = Elements {
+                data,
+                elem: buf.elem,
+                indicators,
+            };
             return Some(if buf.variable {
                 ColumnValues::Variable(VariableColumn {
-                    data,
-                    elem: buf.elem,
+                    elements,
                     capacity: buf.capacity,
-                    indicators,
                     long: self.long.get(col)?,
                 })
             } else {
-                ColumnValues::Fixed(FixedColumn {
-                    data,
-                    elem: buf.elem,
-                    indicators,
-                })
+                ColumnValues::Fixed(FixedColumn(elements))
             });
         }
         let values = self.streamed.get(col - self.bound.len())?;

@@ -227,7 +227,7 @@ fn long_values_come_whole_cell_wise_and_column_wise() {
                 .value(row)
                 .map(|b| String::from_utf8(b.to_vec()).unwrap());
             assert_eq!(value, want, "row {x}, column-wise");
-            assert_eq!(column.is_null(row), want.is_none());
+            assert_eq!(column.elements.is_null(row), want.is_none());
         }
         recovered += column.long.len();
     }

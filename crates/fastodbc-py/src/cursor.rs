@@ -191,14 +191,21 @@ impl Cursor {
         Ok(())
     }
 
-    fn execute_impl(&self, py: Python<'_>, sql: &str, params: &Bound<'_, PyAny>) -> PyResult<()> {
+    /// The connection's settings and the cursor's state, for a statement about to run: the
+    /// last result, its messages and row count forgotten, no cancel request pending.
+    fn begin_statement(&self, py: Python<'_>) -> PyResult<(Settings, MutexGuard<'_, CursorState>)> {
         let settings = self.settings(py);
-        let mut guard = self.state(py)?;
-        let st = &mut *guard;
+        let mut st = self.state(py)?;
         st.result = None;
         st.messages.clear();
         st.rowcount = -1;
         self.shared.cancel.clear_request();
+        Ok((settings, st))
+    }
+
+    fn execute_impl(&self, py: Python<'_>, sql: &str, params: &Bound<'_, PyAny>) -> PyResult<()> {
+        let (settings, mut guard) = self.begin_statement(py)?;
+        let st = &mut *guard;
         let mut values = Vec::new();
         for (i, p) in params.try_iter()?.enumerate() {
             values.push(to_param(py, &p?, i, settings.refuse_nul)?);

@@ -39,17 +39,16 @@ impl LongValues {
     }
 }
 
-/// A column of one fixed-size C type (integers, doubles, date and timestamp structs, GUIDs):
-/// `elem` bytes a row, whole whatever the indicator says unless it says NULL.
+/// The bound elements of a column: `elem` bytes a row and the driver's length indicators.
 #[derive(Debug, Clone, Copy)]
-pub struct FixedColumn<'a> {
+pub struct Elements<'a> {
     /// `rows x elem` bytes, row after row.
     pub data: &'a [u8],
     pub elem: usize,
     pub indicators: &'a [ffi::Len],
 }
 
-impl<'a> FixedColumn<'a> {
+impl<'a> Elements<'a> {
     pub fn len(&self) -> usize {
         self.indicators.len()
     }
@@ -63,22 +62,31 @@ impl<'a> FixedColumn<'a> {
         self.indicators.get(row) == Some(&ffi::SQL_NULL_DATA)
     }
 
+    /// The first `len` bytes of row `row`'s element.
+    #[inline]
+    fn bytes(&self, row: usize, len: usize) -> Option<&'a [u8]> {
+        let start = row * self.elem;
+        self.data.get(start..start + len.min(self.elem))
+    }
+}
+
+/// A column of one fixed-size C type (integers, doubles, date and timestamp structs, GUIDs):
+/// whole elements whatever the indicator says unless it says NULL.
+#[derive(Debug, Clone, Copy)]
+pub struct FixedColumn<'a>(pub Elements<'a>);
+
+impl<'a> FixedColumn<'a> {
     /// The value of `row`: its element, or as many bytes of it as the indicator says where a
     /// driver wrote a narrower type and said so (MariaDB's SMALLINT catalog columns); `None`
     /// for NULL.
     #[inline]
     pub fn value(&self, row: usize) -> Option<&'a [u8]> {
-        let ind = *self.indicators.get(row)?;
-        if ind == ffi::SQL_NULL_DATA {
-            return None;
+        let ind = *self.0.indicators.get(row)?;
+        match ind {
+            ffi::SQL_NULL_DATA => None,
+            0.. => self.0.bytes(row, ind as usize),
+            _ => self.0.bytes(row, self.0.elem),
         }
-        let start = row * self.elem;
-        let len = if ind >= 0 && (ind as usize) <= self.elem {
-            ind as usize
-        } else {
-            self.elem
-        };
-        self.data.get(start..start + len)
     }
 }
 
@@ -86,50 +94,33 @@ impl<'a> FixedColumn<'a> {
 /// in `long` when the driver cut them there and they were read again.
 #[derive(Debug, Clone, Copy)]
 pub struct VariableColumn<'a> {
-    pub data: &'a [u8],
-    pub elem: usize,
+    pub elements: Elements<'a>,
     /// Bytes a value can occupy in its element (the element less the text terminator).
     pub capacity: usize,
-    pub indicators: &'a [ffi::Len],
     pub long: &'a LongValues,
 }
 
 impl<'a> VariableColumn<'a> {
-    pub fn len(&self) -> usize {
-        self.indicators.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.indicators.is_empty()
-    }
-
-    #[inline]
-    pub fn is_null(&self, row: usize) -> bool {
-        self.indicators.get(row) == Some(&ffi::SQL_NULL_DATA)
-    }
-
     /// The bytes of `row`; `None` for NULL (and for a row past the block).
     #[inline]
     pub fn value(&self, row: usize) -> Option<&'a [u8]> {
-        let ind = *self.indicators.get(row)?;
+        let ind = *self.elements.indicators.get(row)?;
         if ind >= 0 && ind as usize <= self.capacity {
-            let start = row * self.elem;
-            return self.data.get(start..start + ind as usize);
+            return self.elements.bytes(row, ind as usize);
         }
         if ind == ffi::SQL_NULL_DATA {
             return None;
         }
         // A fetch reads every long value again (`store_long`): the element's bytes are only
         // what a block filled by hand without them holds.
-        let start = row * self.elem;
         self.long
             .get(row)
-            .or_else(|| self.data.get(start..start + self.capacity))
+            .or_else(|| self.elements.bytes(row, self.capacity))
     }
 
     /// Total bytes of the column's values: what a consumer allocates for them at once.
     pub fn value_bytes(&self) -> usize {
-        (0..self.len())
+        (0..self.elements.len())
             .map(|row| self.value(row).map_or(0, <[u8]>::len))
             .sum()
     }
@@ -147,8 +138,8 @@ pub enum ColumnValues<'a> {
 impl<'a> ColumnValues<'a> {
     pub fn len(&self) -> usize {
         match self {
-            ColumnValues::Fixed(c) => c.len(),
-            ColumnValues::Variable(c) => c.len(),
+            ColumnValues::Fixed(c) => c.0.len(),
+            ColumnValues::Variable(c) => c.elements.len(),
             ColumnValues::Streamed(v) => v.len(),
         }
     }
@@ -170,8 +161,8 @@ impl<'a> ColumnValues<'a> {
     /// Whether each row holds a value (Arrow's validity), in row order.
     pub fn validity(&self) -> impl Iterator<Item = bool> + '_ {
         (0..self.len()).map(move |row| match self {
-            ColumnValues::Fixed(c) => !c.is_null(row),
-            ColumnValues::Variable(c) => !c.is_null(row),
+            ColumnValues::Fixed(c) => !c.0.is_null(row),
+            ColumnValues::Variable(c) => !c.elements.is_null(row),
             ColumnValues::Streamed(v) => matches!(v.get(row), Some(Some(_))),
         })
     }

@@ -1,42 +1,6 @@
+use super::testing::{column, fill, store_long};
 use super::*;
-use crate::plan::{ColumnDescription, Decoding, TextCodec};
-
-fn column(sql_type: i16, codec: TextCodec) -> ColumnPlan {
-    let desc = ColumnDescription {
-        name: "c".into(),
-        sql_type,
-        size: 20,
-        digits: 0,
-        nullable: true,
-    };
-    ColumnPlan::choose(
-        desc,
-        &Decoding {
-            char: codec.clone(),
-            wchar: codec,
-        },
-    )
-}
-
-/// Writes `values` into bound column `col` as the driver would (None: NULL).
-fn fill(block: &mut RowBlock, col: usize, values: &[Option<Vec<u8>>]) {
-    let buf = &mut block.bound[col];
-    for (row, v) in values.iter().enumerate() {
-        match v {
-            Some(b) => {
-                // SAFETY: row < capacity and the value fits the element (checked below).
-                assert!(b.len() <= buf.capacity);
-                unsafe {
-                    let at = buf.data_ptr().add(row * buf.elem);
-                    std::ptr::copy_nonoverlapping(b.as_ptr(), at, b.len());
-                }
-                buf.ind[row] = b.len() as ffi::Len;
-            }
-            None => buf.ind[row] = ffi::SQL_NULL_DATA,
-        }
-    }
-    block.rows = values.len();
-}
+use crate::plan::TextCodec;
 
 #[test]
 fn a_block_fits_only_the_layout_it_was_made_for() {
@@ -90,8 +54,7 @@ fn columns_give_what_cells_give_long_values_included() {
     fill(&mut block, 0, &texts);
     let long = vec![b'L'; 500];
     // As the driver reports a value longer than the element, and one of no known total.
-    block.bound[0].ind[3] = long.len() as ffi::Len;
-    block.store_long(0, 3, long.clone());
+    store_long(&mut block, 0, 3, long.clone());
     block.bound[0].ind[5] = ffi::SQL_NO_TOTAL;
     block.store_long(0, 5, b"no total, read whole".to_vec());
     let ints: Vec<Option<Vec<u8>>> = (0..6)

@@ -68,13 +68,8 @@ impl Cursor {
         sql: &str,
         seq: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        let settings = self.settings(py);
-        let mut guard = self.state(py)?;
+        let (settings, mut guard) = self.begin_statement(py)?;
         let st = &mut *guard;
-        st.result = None;
-        st.messages.clear();
-        st.rowcount = -1;
-        self.shared.cancel.clear_request();
         let gate = &self.shared.cancel;
         let fast = st.fast_executemany;
         let markers = if st.noscan {

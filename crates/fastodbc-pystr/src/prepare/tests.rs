@@ -1,4 +1,5 @@
 use super::*;
+use fastodbc_core::block::testing::{column, fill, store_long};
 use fastodbc_core::ffi;
 use fastodbc_core::plan::{ColumnDescription, ColumnPlan, Decoding, PlanOptions, TextCodec};
 
@@ -14,49 +15,6 @@ fn shape(block: &RowBlock, col: usize, row: usize) -> Option<TextShape> {
 
 fn number(block: &RowBlock, col: usize, row: usize) -> Option<NumberText> {
     block.notes.get::<PreparedRows>()?.number(col, row)
-}
-
-/// A value longer than its element, as a fetch stores it after reading it again.
-fn store_long(block: &mut RowBlock, col: usize, row: usize, value: Vec<u8>) {
-    block.bound[col].ind[row] = value.len().max(block.bound[col].capacity + 1) as ffi::Len;
-    block.store_long(col, row, value);
-}
-
-fn column(sql_type: i16, codec: TextCodec) -> ColumnPlan {
-    let desc = ColumnDescription {
-        name: "c".into(),
-        sql_type,
-        size: 20,
-        digits: 0,
-        nullable: true,
-    };
-    ColumnPlan::choose(
-        desc,
-        &Decoding {
-            char: codec.clone(),
-            wchar: codec,
-        },
-    )
-}
-
-/// Writes `values` into bound column `col` as the driver would (None: NULL).
-fn fill(block: &mut RowBlock, col: usize, values: &[Option<Vec<u8>>]) {
-    let buf = &mut block.bound[col];
-    for (row, v) in values.iter().enumerate() {
-        match v {
-            Some(b) => {
-                // SAFETY: row < capacity and the value fits the element (checked below).
-                assert!(b.len() <= buf.capacity);
-                unsafe {
-                    let at = buf.data_ptr().add(row * buf.elem);
-                    std::ptr::copy_nonoverlapping(b.as_ptr(), at, b.len());
-                }
-                buf.ind[row] = b.len() as ffi::Len;
-            }
-            None => buf.ind[row] = ffi::SQL_NULL_DATA,
-        }
-    }
-    block.rows = values.len();
 }
 
 #[test]
@@ -122,13 +80,12 @@ fn described_numbers_are_what_the_consumer_reads() {
     ];
     let mut values: Vec<Option<Vec<u8>>> = texts.iter().map(|t| Some(t.to_vec())).collect();
     values.push(None);
+    // As the plan is for sqliteodbc.
     let opts = PlanOptions {
         sizes_unreliable: true,
         recoverable: true,
         numbers_as_text: true,
-        integers_as_text: false,
-        wide_text_via_getdata: false,
-        wide_text_as_utf8: false,
+        ..PlanOptions::default()
     };
     let utf8 = Decoding {
         char: TextCodec::Utf8,
