@@ -166,8 +166,6 @@ export FASTODBC_MARIADB_DATA='$DIR/data'
 export FASTODBC_MARIADB_PORT=$1
 export FASTODBC_MARIADB_SOCKET='$DIR/mariadbd.sock'
 export FASTODBC_MARIADB_PID_FILE='$DIR/mariadbd.pid'
-# Stop the server keeping its data (halt) and start it again on the same port (resume).
-export FASTODBC_MARIADB_CTL='$PWD/scripts/mariadb.sh'
 ENV
 }
 

@@ -70,8 +70,6 @@ export FASTODBC_TEST_PG='Driver={PostgreSQL Unicode};Server=127.0.0.1;Port=$port
 export FASTODBC_PG_DIR='$PGDIR'
 export FASTODBC_PG_DATA='$data'
 export FASTODBC_PG_PORT=$port
-# Stop the server keeping its data (halt) and start it again on the same port (resume).
-export FASTODBC_PG_CTL='$PWD/scripts/pg.sh'
 ENV
     as_pg "$pg_bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres fastodbc_test
     echo "pg.sh: PostgreSQL $(pg_version) on 127.0.0.1:$port (data $data)"

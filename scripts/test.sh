@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Run the Rust and Python test suites against a throwaway PostgreSQL (scripts/pg.sh) and a
-# throwaway MariaDB (scripts/mariadb.sh). Both servers are stopped whatever happens; the exit
-# code is the first failing suite's.
+# Run the Rust and Python test suites against the throwaway test servers: the server_script
+# of every profile in tests/profiles (PROFILES: scripts/pg.sh, scripts/mariadb.sh). Each is
+# started, its `env` sourced, and stopped whatever happens; the exit code is the first
+# failing suite's.
 #   scripts/test.sh        every suite (the differential matrix's quick profile included)
 #   scripts/test.sh deep   only the differential matrix, deep: FASTODBC_DEEP seconds (1800)
 #                          spread over its tests and backends, then its counts
@@ -12,14 +13,17 @@ cd "$(dirname "$0")/.."
 [ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
 export ODBCSYSINI=${ODBCSYSINI:-$PWD/build/odbc} ODBCINI=${ODBCINI:-$PWD/build/odbc/odbc.ini}
 
-trap 'bash scripts/pg.sh stop; bash scripts/mariadb.sh stop' EXIT
+servers=$(cd tests && ../.venv/bin/python -m profiles servers) || exit 1
+started=()
+# shellcheck disable=SC2317  # called by the trap
+stop_servers() { for s in "${started[@]}"; do bash "$s" stop; done; }
+trap stop_servers EXIT
 trap 'exit 130' INT TERM   # make sure the EXIT trap runs on Ctrl-C / kill too
-bash scripts/pg.sh start || exit 1
-bash scripts/mariadb.sh start || exit 1
-# shellcheck disable=SC1091
-. build/pg.env
-# shellcheck disable=SC1091
-. build/mariadb.env
+for s in $servers; do
+    started+=("$s")
+    bash "$s" start || exit 1
+    eval "$(bash "$s" env)"
+done
 
 if [ "${1:-}" = deep ]; then
     rc=0

@@ -1,16 +1,17 @@
 """Shared fixtures for the fastodbc test suite.
 
 One test, many databases: every test that takes ``backend`` (or ``cnxn`` / ``cursor`` /
-``table``) runs once per profile in BACKENDS. A profile carries the driver's quirks as data
-(see :class:`Profile` in profiles.py), so tests state *what* they expect and the profile says how a given
-database/driver pair behaves.
+``table``) runs once per profile in PROFILES (tests/profiles/). A profile carries the driver's
+quirks as data (see :class:`Profile`), so tests state *what* they expect and the profile says
+how a given database/driver pair behaves; a test of one behaviour picks the profiles that have
+it (``backends_where``).
 
 Environment:
   FASTODBC_TEST_MODULE  module under test (default ``fastodbc``; ``pyodbc`` runs the suite
                         against the oracle, skipping ``fastodbc_only`` tests)
-  FASTODBC_TEST_PG      PostgreSQL connection string; unset -> PostgreSQL tests skip,
-                        or fail when CI is set.
-  FASTODBC_TEST_MARIADB MariaDB connection string (MariaDB Connector/ODBC); the same.
+  <profile.connstr_env> a server's connection string (FASTODBC_TEST_PG, FASTODBC_TEST_MARIADB:
+                        written by its server_script's `env`); unset -> that server's tests
+                        skip, or fail when CI is set.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from profiles import BACKENDS, SERVER_BACKENDS, Profile, sqlite_profile
+from profiles import BACKENDS, BY_NAME, Profile
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,8 +46,9 @@ IS_PYODBC = MODULE_NAME == "pyodbc"
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "fastodbc_only(reason=..., backends=None): fastodbc-specific behaviour; skipped when "
-        "the module under test is pyodbc (only on the listed backends, if given)",
+        "fastodbc_only(reason=..., where=None): fastodbc-specific behaviour; skipped when "
+        "the module under test is pyodbc (only on backends whose profile p has where(p) true, "
+        "if given)",
     )
 
 
@@ -62,9 +64,10 @@ def _fastodbc_only(request: pytest.FixtureRequest) -> None:
     if not IS_PYODBC:
         return
     for marker in request.node.iter_markers("fastodbc_only"):
-        backends = marker.kwargs.get("backends")
+        where = marker.kwargs.get("where")
         reason = marker.kwargs.get("reason", "fastodbc-specific behaviour")
-        if backends is None or _param_backend(request.node) in backends:
+        backend = _param_backend(request.node)
+        if where is None or (backend is not None and where(BY_NAME[backend])):
             pytest.skip(f"fastodbc_only: {reason}")
 
 
@@ -79,15 +82,14 @@ def db():
 
 @pytest.fixture(params=BACKENDS)
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Profile:
-    if request.param == "sqlite":
-        return sqlite_profile(tmp_path / "test.sqlite")
-    env, profile = SERVER_BACKENDS[request.param]
-    connstr = os.environ.get(env)
-    if not connstr:
+    profile = BY_NAME[request.param]
+    bound = profile.bind(tmp_path)
+    if bound is None:
+        env = profile.connstr_env
         if os.environ.get("CI"):
             pytest.fail(f"{env} is not set: CI must run the {request.param} tests")
         pytest.skip(f"{env} is not set")
-    return profile(connstr)
+    return bound
 
 
 class Connector:

@@ -5,6 +5,12 @@ import time
 
 import pytest
 
+from profiles import PROFILES, backends_where
+
+# A database in a file; one that names its databases (Database= keyword values).
+IN_A_FILE = backends_where(lambda p: not p.is_server)
+MAKES_DATABASES = backends_where(lambda p: p.create_database_sql)
+
 
 def parse_connstr(connstr: str) -> dict:
     """'A=1;B={x;y};' -> {'A': '1', 'B': '{x;y}'} (values kept verbatim, braces included)."""
@@ -91,7 +97,7 @@ def test_connect_string_plus_keywords(db, backend, connect):
         c.close()
 
 
-@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("backend", IN_A_FILE, indirect=True)
 @pytest.mark.parametrize("name", ["with space.sqlite", "eq=sign.sqlite", "brace}.sqlite"])
 def test_keyword_value_with_special_characters_opens_that_file(
     db, backend, connect, tmp_path, name
@@ -99,23 +105,20 @@ def test_keyword_value_with_special_characters_opens_that_file(
     d = tmp_path / "kw"
     d.mkdir()
     path = d / name
-    c = connect.track(db.connect(driver="SQLite3", database=str(path), autocommit=True))
+    c = connect.track(db.connect(driver=backend.driver, database=str(path), autocommit=True))
     c.cursor().execute("CREATE TABLE marker (a INTEGER)")
     c.close()
     assert sorted(p.name for p in d.iterdir()) == [name]
 
 
-@pytest.mark.fastodbc_only(
-    backends=("sqlite",),
-    reason="pyodbc appends keyword values unescaped: 'a;b.sqlite' opens the file 'a'",
-)
-@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+@pytest.mark.fastodbc_only(reason="pyodbc appends keyword values unescaped: 'a;b.sqlite' opens the file 'a'")
+@pytest.mark.parametrize("backend", IN_A_FILE, indirect=True)
 def test_keyword_value_with_semicolon_never_opens_another_file(db, backend, connect, tmp_path):
     d = tmp_path / "kw"
     d.mkdir()
     path = d / "semi;colon.sqlite"
     try:
-        c = connect.track(db.connect(driver="SQLite3", database=str(path), autocommit=True))
+        c = connect.track(db.connect(driver=backend.driver, database=str(path), autocommit=True))
     except db.Error:
         assert list(d.iterdir()) == []
         return
@@ -125,25 +128,22 @@ def test_keyword_value_with_semicolon_never_opens_another_file(db, backend, conn
 
 
 @pytest.fixture
-def pg_database(backend, connect):
-    """create(name) -> creates a PostgreSQL database with that name, dropped afterwards."""
+def new_database(backend, connect):
+    """create(name) -> creates a database with that name, dropped afterwards."""
     admin = connect(autocommit=True)
     cur = admin.cursor()
     created = []
 
-    def quote(name):
-        return '"' + name.replace('"', '""') + '"'
-
     def create(name):
-        cur.execute(f"DROP DATABASE IF EXISTS {quote(name)}")
-        cur.execute(f"CREATE DATABASE {quote(name)}")
+        cur.execute(backend.drop_database_sql.format(name=backend.quote(name)))
+        cur.execute(backend.create_database_sql.format(name=backend.quote(name)))
         created.append(name)
         return name
 
     yield create
     connect.release()
     for name in created:
-        cur.execute(f"DROP DATABASE IF EXISTS {quote(name)} WITH (FORCE)")
+        cur.execute(backend.drop_database_sql.format(name=backend.quote(name)))
 
 
 def connstr_without_database(backend):
@@ -152,29 +152,24 @@ def connstr_without_database(backend):
     return ";".join(f"{k}={v}" for k, v in parts.items())
 
 
-@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
-def test_keyword_database_with_special_characters_postgresql(db, backend, connect, pg_database):
+@pytest.mark.parametrize("backend", MAKES_DATABASES, indirect=True)
+def test_keyword_database_with_special_characters_postgresql(db, backend, connect, new_database):
     # psqlODBC 13.02 does not strip {braces} from Database=: a value must reach it raw.
-    name = pg_database("fastodbc t=e}st")
+    name = new_database("fastodbc t=e}st")
     c = connect.track(db.connect(connstr_without_database(backend), database=name))
-    assert c.cursor().execute("SELECT current_database()").fetchone()[0] == name
+    assert c.cursor().execute(backend.current_database_sql).fetchone()[0] == name
 
 
-@pytest.mark.fastodbc_only(
-    backends=("postgresql",),
-    reason="pyodbc appends keyword values unescaped: Database=a;b connects to database a",
-)
-@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
-def test_keyword_database_with_semicolon_never_connects_elsewhere(
-    db, backend, connect, pg_database
-):
-    pg_database("fastodbc_semi")
-    name = pg_database("fastodbc_semi;colon")
+@pytest.mark.fastodbc_only(reason="pyodbc appends keyword values unescaped: Database=a;b connects to database a")
+@pytest.mark.parametrize("backend", MAKES_DATABASES, indirect=True)
+def test_keyword_database_with_semicolon_never_connects_elsewhere(db, backend, connect, new_database):
+    new_database("fastodbc_semi")
+    name = new_database("fastodbc_semi;colon")
     try:
         c = connect.track(db.connect(connstr_without_database(backend), database=name))
     except db.Error:
         return
-    assert c.cursor().execute("SELECT current_database()").fetchone()[0] == name
+    assert c.cursor().execute(backend.current_database_sql).fetchone()[0] == name
 
 
 def test_connection_execute_shortcut(cnxn):
@@ -364,9 +359,8 @@ def test_drivers(db):
     names = db.drivers()
     assert isinstance(names, list)
     assert all(type(n) is str for n in names)
-    assert "SQLite3" in names
-    assert "PostgreSQL Unicode" in names
-    assert "MariaDB Unicode" in names
+    for profile in PROFILES:  # registered by scripts/odbcinst.sh
+        assert profile.driver in names
 
 
 def test_data_sources(db):
@@ -385,7 +379,7 @@ def test_timeout_default_zero(cnxn):
 
 
 @pytest.mark.fastodbc_only(
-    backends=("postgresql",),
+    where=lambda p: p.refuses_connection_timeout,
     reason="pyodbc sets SQL_ATTR_CONNECTION_TIMEOUT, which psqlODBC rejects (HY000)",
 )
 def test_timeout_settable(cnxn):
@@ -402,7 +396,7 @@ def test_timeout_rejects_negative(cnxn):
 
 
 @pytest.mark.fastodbc_only(
-    backends=("postgresql",),
+    where=lambda p: p.refuses_connection_timeout,
     reason="pyodbc can't set a timeout on psqlODBC connections",
 )
 def test_query_timeout_cancels_long_query(db, backend, connect):

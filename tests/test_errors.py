@@ -3,6 +3,8 @@ of the connection and its transaction after a failed statement."""
 
 import pytest
 
+from profiles import backends_where
+
 EXCEPTIONS = [
     "Warning",
     "Error",
@@ -176,7 +178,7 @@ def test_unknown_dsn(db):
     assert "not found" in exc.value.args[1]
 
 
-@pytest.mark.parametrize("backend", ["postgresql", "mariadb"], indirect=True)
+@pytest.mark.parametrize("backend", backends_where(lambda p: p.is_server), indirect=True)
 def test_unreachable_server(db, backend):
     connstr = ";".join(
         "Port=1" if part.strip().lower().startswith("port=") else part
@@ -334,7 +336,7 @@ def test_error_then_rollback_discards_transaction(db, backend, connect, cnxn, pk
 
 
 PSQLODBC_PARSE_ERROR = pytest.mark.fastodbc_only(
-    backends=("postgresql",),
+    where=lambda p: p.syntax_error_rolls_back,
     reason="psqlODBC silently rolls back the whole transaction on a parse error",
 )
 

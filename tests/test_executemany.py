@@ -5,15 +5,21 @@ from decimal import Decimal
 
 import pytest
 
-SQLITE_FAST_SEGFAULT = pytest.mark.fastodbc_only(
-    backends=("sqlite",),
+from profiles import backends_where
+
+PYODBC_FAST_SEGFAULT = pytest.mark.fastodbc_only(
+    where=lambda p: p.pyodbc_fast_executemany_crashes,
     reason="pyodbc's fast_executemany segfaults inside sqliteodbc's SQLExecute",
 )
 
-# fast_executemany on/off; the oracle can't run the fast path on SQLite.
+# The backends on which executemany takes each of fastodbc's bulk INSERT paths.
+COLUMN_ARRAYS = backends_where(lambda p: p.bulk_insert == "column_arrays")
+COMPILED_ONCE = backends_where(lambda p: p.bulk_insert == "compiled_once")
+
+# fast_executemany on/off; the oracle cannot run the fast path where it crashes (sqliteodbc).
 FAST = [
     pytest.param(False, id="rowwise"),
-    pytest.param(True, id="fast", marks=SQLITE_FAST_SEGFAULT),
+    pytest.param(True, id="fast", marks=PYODBC_FAST_SEGFAULT),
 ]
 
 # For data pyodbc's fast path gets wrong on either backend (psqlODBC: bytea parameters fail
@@ -427,7 +433,7 @@ def _statement_log(cur, t: str) -> str:
 
 
 @pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
-@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+@pytest.mark.parametrize("backend", COLUMN_ARRAYS, indirect=True)
 def test_bulk_insert_statements_on_postgresql(backend, cnxn, table):
     t = table(f"id {backend.ddl('int')}, s {backend.ddl('varchar(50)')}")
     cur = cnxn.cursor()
@@ -465,7 +471,7 @@ def _sqlite_prepares(trace: str, t: str) -> list[str]:
 
 
 @pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
-@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("backend", COMPILED_ONCE, indirect=True)
 def test_bulk_insert_compiled_once_on_sqlite(backend, connect, table, tmp_path):
     t = table(f"id {backend.ddl('int')}, s {backend.ddl('varchar(50)')}")
     trace = str(tmp_path / "trace.sql")
@@ -484,7 +490,7 @@ def test_bulk_insert_compiled_once_on_sqlite(backend, connect, table, tmp_path):
 
 
 @pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
-@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("backend", COMPILED_ONCE, indirect=True)
 def test_bulk_insert_rowcount_counts_rows_stored_on_sqlite(backend, cnxn, table):
     t = table("id INTEGER PRIMARY KEY ON CONFLICT IGNORE, s TEXT")
     cur = cnxn.cursor()
@@ -495,7 +501,7 @@ def test_bulk_insert_rowcount_counts_rows_stored_on_sqlite(backend, cnxn, table)
 
 
 @pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
-@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("backend", COMPILED_ONCE, indirect=True)
 @pytest.mark.parametrize("trigger", ["TRIGGER", "TEMP TRIGGER"])
 def test_bulk_insert_into_table_with_trigger_on_sqlite(backend, connect, table, tmp_path, trigger):
     t = table(f"id {backend.ddl('int')}")
@@ -512,7 +518,7 @@ def test_bulk_insert_into_table_with_trigger_on_sqlite(backend, connect, table, 
 
 
 @pytest.mark.fastodbc_only(reason="the bulk path is fastodbc's")
-@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+@pytest.mark.parametrize("backend", COLUMN_ARRAYS, indirect=True)
 def test_bulk_insert_postgresql_type_input(backend, cnxn, table):
     # Values reach each column's own input function: a delimiter other than ',' (box), a bare
     # `bit` type name that must not become bit(1), char padding, numeric rounding, json text.

@@ -7,7 +7,7 @@ Each scenario repeats (REPEAT) and asserts: a DB-API exception of the right clas
 SQLSTATE, never a crash or a hang (pytest-timeout fails a test that hangs), transactions all or
 nothing, and that the next connection works. What differs per database (how to kill a session,
 its id, a statement that runs until interrupted, how to restart the server) is profile data in
-profiles.py; a database without such a thing skips the scenario.
+tests/profiles/; a database without such a thing skips the scenario.
 """
 
 from __future__ import annotations
@@ -55,11 +55,11 @@ def kills(backend):
 @pytest.fixture
 def server(backend):
     """The test server's control; the server is running again after the test, whatever happens."""
-    if backend.server_ctl_env is None:
+    if backend.server_script is None:
         pytest.skip(f"{backend.name} has no server to restart")
     control = backend.server_control()
     if control is None:
-        pytest.skip(f"{' and '.join(backend.server_ctl_env)} do not name this {backend.name} server")
+        pytest.skip(f"{backend.server_script} does not run this {backend.name} server")
     yield control
     control.resume()
 

@@ -9,6 +9,8 @@ import uuid
 
 import pytest
 
+from profiles import backends_where
+
 N_LARGE = 50_000
 
 
@@ -194,11 +196,11 @@ def whole_or_data_error(db, fn, want):
     return True
 
 
-@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("backend", backends_where(lambda p: not p.enforces_varchar_length), indirect=True)
 @pytest.mark.parametrize("size", [11, 50, 255, 256, 10_000])
 @pytest.mark.parametrize("char", ["x", "é", "😀"])
 def test_sqlite_value_longer_than_declared_varchar(db, backend, cursor, table, cnxn, size, char):
-    # Only SQLite stores values longer than the declared VARCHAR size.
+    # A database that keeps values longer than the declared VARCHAR size (SQLite).
     ddl = backend.ddl
     t = table(f"id {ddl('int')}, v {ddl('varchar(10)')}, after {ddl('int')}")
     value = char * size
@@ -210,14 +212,15 @@ def test_sqlite_value_longer_than_declared_varchar(db, backend, cursor, table, c
     whole_or_data_error(db, lambda: tuple(cur.execute(sql).fetchone()), (1, value, 7))
 
 
-@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+@pytest.mark.parametrize("backend", backends_where(lambda p: p.text_width_attributes), indirect=True)
 @pytest.mark.parametrize("size", [6, 255, 256, 9000])
 @pytest.mark.parametrize("sql_type", ["VARCHAR", "TEXT"])
 def test_pg_value_longer_than_max_varchar_size(db, backend, connect, table, size, sql_type):
-    # psqlODBC's MaxVarcharSize / MaxLongVarcharSize make it describe columns as 5 wide.
+    # Attributes that make the driver describe text columns as 5 wide (psqlODBC's
+    # MaxVarcharSize / MaxLongVarcharSize).
     t = table(f"id INTEGER, v {sql_type}, after INTEGER")
     value = ("abcdé😀" * size)[:size]
-    c = connect(backend.connstr.rstrip(";") + ";MaxVarcharSize=5;MaxLongVarcharSize=5")
+    c = connect(backend.connstr.rstrip(";") + backend.text_width_attributes)
     cur = c.cursor()
     cur.execute(f"INSERT INTO {t} VALUES (?, ?, ?)", 1, value, 7)
     c.commit()
@@ -329,10 +332,10 @@ def test_two_cursors_interleaved_over_large_results(cnxn, series_table):
     assert (i, j) == (N_LARGE, 1)
 
 
-@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+@pytest.mark.parametrize("backend", backends_where(lambda p: p.server_cursor_attributes), indirect=True)
 def test_server_side_cursor_large_result(backend, connect, series_table):
-    # psqlODBC streams through a server-side cursor with UseDeclareFetch=1 (bounded memory).
-    c = connect(backend.connstr.rstrip(";") + ";UseDeclareFetch=1;Fetch=1000")
+    # Streamed through a server-side cursor (psqlODBC: UseDeclareFetch=1), bounded memory.
+    c = connect(backend.connstr.rstrip(";") + ";" + backend.server_cursor_attributes.format(n=1000))
     cur = c.cursor()
     cur.execute(f"SELECT id, s, n FROM {series_table} ORDER BY id")
     count = 0
@@ -449,7 +452,7 @@ def test_read_ahead_converter_error_in_fetchall(cnxn, series_table):
     assert cur.execute(f"SELECT COUNT(*) FROM {series_table}").fetchval() == N_LARGE
 
 
-@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+@pytest.mark.parametrize("backend", backends_where(lambda p: p.server_cursor_attributes), indirect=True)
 @pytest.mark.parametrize("path", ["iteration", "fetchall"])
 def test_read_ahead_driver_error_where_fetching_fails(db, backend, connect, path):
     # A server-side cursor computes rows as they are fetched: division by zero at row 20000
@@ -458,7 +461,7 @@ def test_read_ahead_driver_error_where_fetching_fails(db, backend, connect, path
     sql = f"SELECT i, 1 / (i - 20000) FROM ({backend.series(30_000)}) q"
     served = {}
     for read_ahead in (True, False):
-        c = connect(backend.connstr.rstrip(";") + ";UseDeclareFetch=1;Fetch=1000")
+        c = connect(backend.connstr.rstrip(";") + ";" + backend.server_cursor_attributes.format(n=1000))
         c.read_ahead = read_ahead
         cur = c.cursor()
         cur.execute(sql)
@@ -525,17 +528,17 @@ def test_read_ahead_rereads_values_longer_than_described(db, backend, connect, t
     whole_or_data_error(db, lambda: [tuple(r) for r in cur.fetchall()], list(enumerate(values)))
 
 
-@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("backend", backends_where(lambda p: p.invalid_utf8_text_sql), indirect=True)
 @pytest.mark.parametrize("read_ahead", [True, False])
 @pytest.mark.parametrize("path", ["iteration", "fetchall"])
-def test_read_ahead_invalid_text_raises_at_its_row(db, cnxn, series_table, path, read_ahead):
+def test_read_ahead_invalid_text_raises_at_its_row(db, backend, cnxn, series_table, path, read_ahead):
     # The read-ahead thread finds the shapes of text values in the blocks it reads; a value
-    # that is not UTF-8 gets none, and the consumer's own decoding raises at its row. (Only
-    # SQLite stores such text.)
+    # that is not UTF-8 gets none, and the consumer's own decoding raises at its row. (A
+    # database that stores such text: SQLite.)
     cnxn.read_ahead = read_ahead
     cur = cnxn.cursor()
     cur.execute(
-        f"SELECT id, CASE WHEN id = 30000 THEN CAST(x'61ff62' AS TEXT) ELSE s END "
+        f"SELECT id, CASE WHEN id = 30000 THEN {backend.invalid_utf8_text_sql} ELSE s END "
         f"FROM {series_table} ORDER BY id"
     )
     ids = []
@@ -817,7 +820,9 @@ def test_short_results_around_long_and_empty_ones(cursor, series_table):
         assert tuple(cursor.execute(one, i + 2).fetchone()) == exp_row(i + 2)
 
 
-@pytest.mark.fastodbc_only(backends=("sqlite",), reason="pyodbc's fast_executemany segfaults inside sqliteodbc")
+@pytest.mark.fastodbc_only(
+    where=lambda p: p.pyodbc_fast_executemany_crashes, reason="pyodbc's fast_executemany segfaults inside sqliteodbc"
+)
 def test_short_result_then_insert_batch_then_short_result(backend, cnxn, table):
     # A batch insert of enough rows first reads the catalog on the cursor's own statement with
     # SQLGetData (psqlODBC's array insert, sqliteodbc's compiled insert), after a SELECT left

@@ -7,7 +7,7 @@ import pytest
 
 
 @pytest.mark.fastodbc_only(
-    backends=("sqlite",), reason="pyodbc's fast_executemany segfaults inside sqliteodbc"
+    where=lambda p: p.pyodbc_fast_executemany_crashes, reason="pyodbc's fast_executemany segfaults inside sqliteodbc"
 )
 def test_pyodbc_style_script(db, backend, table, connect):
     pyodbc = db  # i.e. `import fastodbc as pyodbc`

@@ -108,7 +108,11 @@ def login(db, backend):
         if backend.create_login_sql is None:
             pytest.skip(f"{backend.name} has no logins")
         run(backend.drop_login_sql.format(user=LOGIN))
-        run(backend.create_login_sql.format(user=LOGIN, password=password.replace("'", "''")))
+        run(
+            backend.create_login_sql.format(
+                user=LOGIN, password=password.replace("'", "''"), database=backend.database
+            )
+        )
         created.append(LOGIN)
         try:
             db.connect(with_credentials(backend.connstr, LOGIN, password + "-wrong")).close()

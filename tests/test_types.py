@@ -14,6 +14,8 @@ from decimal import Decimal
 
 import pytest
 
+from profiles import backends_where
+
 
 @pytest.fixture
 def roundtrip(backend, table, cnxn):
@@ -104,7 +106,8 @@ def test_empty_string_is_not_null(roundtrip):
 
 
 @pytest.mark.fastodbc_only(
-    backends=("sqlite",), reason="pyodbc's wide fetch from sqliteodbc turns U+10FFFF into U+FFFF"
+    where=lambda p: p.wide_fetch_max_codepoint < 0x10FFFF,
+    reason="pyodbc's wide fetch from sqliteodbc turns U+10FFFF into U+FFFF",
 )
 def test_text_max_codepoint(roundtrip):
     check(roundtrip("text", "a\U0010ffffb"), "a\U0010ffffb")
@@ -218,7 +221,7 @@ def test_int(roundtrip, kind, value):
 
 
 @pytest.mark.fastodbc_only(
-    backends=("sqlite",),
+    where=lambda p: p.int_column_is_64bit,
     reason="pyodbc fetches SQLite's INTEGER (SQL_INTEGER) as 32-bit: 2**40 comes back 0",
 )
 @pytest.mark.parametrize("value", [2**40, -(2**40), 2**63 - 1])
@@ -257,7 +260,7 @@ def sqlite_oracle_rows(backend, sql):
     they pass through the driver's text (15 significant digits, see the README)."""
     import sqlite3
 
-    oracle = sqlite3.connect(backend.connstr.split("Database=")[1].split(";")[0])
+    oracle = sqlite3.connect(backend.database)
     try:
         return [
             tuple(backend.float_roundtrip(v) if type(v) is float else v for v in r)
@@ -269,7 +272,7 @@ def sqlite_oracle_rows(backend, sql):
 
 @pytest.mark.fastodbc_only(reason="pyodbc returns what the driver's strtoll / strtod make of them")
 @pytest.mark.parametrize("with_text_column", [False, True], ids=["numbers_only", "with_text"])
-@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("backend", backends_where(lambda p: p.columns_hold_any_type), indirect=True)
 def test_sqlite_number_columns_return_what_they_hold(backend, cnxn, table, with_text_column):
     t = table("k INTEGER, i INTEGER, b BIGINT, r REAL, f DOUBLE, s TEXT")
     cur = cnxn.cursor()
@@ -288,7 +291,7 @@ def test_sqlite_number_columns_return_what_they_hold(backend, cnxn, table, with_
 
 @pytest.mark.fastodbc_only(reason="pyodbc returns what the driver's strtoll / strtod make of them")
 @pytest.mark.parametrize("read_ahead", [True, False])
-@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+@pytest.mark.parametrize("backend", backends_where(lambda p: p.columns_hold_any_type), indirect=True)
 def test_sqlite_number_columns_in_a_long_result(backend, cnxn, table, read_ahead):
     # In a long result the thread fetching ahead reads the numbers of the blocks it fetches
     # when it has time to spare (RowBlock::describe); every value must come back as the
@@ -388,12 +391,12 @@ def test_float_nan(db, backend, roundtrip):
     assert math.isnan(got)
 
 
-@pytest.mark.parametrize("backend", ["postgresql"], indirect=True)
+@pytest.mark.parametrize("backend", backends_where(lambda p: p.money_type), indirect=True)
 @pytest.mark.parametrize(("literal", "want"), [("1234.56", 1234.56), ("-5", -5.0), ("0", 0.0)])
-def test_pg_money_is_a_float(cursor, literal, want):
+def test_pg_money_is_a_float(backend, cursor, literal, want):
     # psqlODBC describes money as SQL_FLOAT and reads its text ('$1,234.56') as a number:
     # fetched as a double, as pyodbc returns it, never as that text.
-    check(cursor.execute(f"SELECT CAST({literal} AS money)").fetchval(), want)
+    check(cursor.execute(f"SELECT CAST({literal} AS {backend.money_type})").fetchval(), want)
 
 
 @pytest.mark.parametrize("value", [0.5, 1.25, -1024.0, 0.0])
@@ -567,7 +570,7 @@ def test_time_seconds(roundtrip, value):
 
 
 @pytest.mark.fastodbc_only(
-    backends=("postgresql",), reason="pyodbc binds datetime.time without fractional seconds"
+    where=lambda p: p.pyodbc_time_loses_fraction, reason="pyodbc binds datetime.time without fractional seconds"
 )
 @pytest.mark.parametrize(
     "value",
@@ -665,7 +668,7 @@ def test_uuid_param(backend, table, cnxn):
 
 
 @pytest.mark.fastodbc_only(
-    backends=("mariadb", "sqlite"), reason="pyodbc binds SQL_C_GUID, which these drivers garble"
+    where=lambda p: p.guid_params_broken, reason="pyodbc binds SQL_C_GUID, which these drivers garble"
 )
 @pytest.mark.parametrize("column", ["uuid", "char(36)"])
 def test_uuid_param_stored_as_its_text(backend, table, cnxn, column):

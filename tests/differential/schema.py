@@ -99,7 +99,7 @@ def column_values(profile, col: Column, rules: v.Rules, max_size: int):
     if k == "numeric(p,s)":
         return v.decimals(col.size, col.scale)
     if k in ("varchar(n)", "char(n)"):
-        limit = col.size if profile.varchar_enforced else max(col.size * 2, 300)
+        limit = col.size if profile.enforces_varchar_length else max(col.size * 2, 300)
         return v.text_values(min(limit, max_size), rules)
     if k == "text":
         return v.text_values(max_size, rules)
@@ -155,7 +155,7 @@ def estimated_block_rows(profile, cols: list[Column], budget_bytes: int) -> int:
     row = 0
     for c in cols:
         if c.kind in ("varchar(n)", "char(n)"):
-            n = c.size if profile.varchar_enforced else max(c.size, 255)
+            n = c.size if profile.enforces_varchar_length else max(c.size, 255)
             row += 264 if n * 4 > 32 * 1024 else n * 4 + 16
         elif c.kind == "text":
             row += 4112
