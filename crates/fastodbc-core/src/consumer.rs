@@ -1,7 +1,7 @@
 //! What core asks of a consumer of blocks (Python rows today, Arrow arrays next).
 //!
 //! Data flows one way: the driver fills a `RowBlock` (on a fetch thread when the result reads
-//! ahead, `read_ahead`), the consumer converts it on the caller's thread. A consumer may do part
+//! ahead, `ReadAhead`), the consumer converts it on the caller's thread. A consumer may do part
 //! of its work on the fetch thread, while the caller still converts the block before: that is
 //! `BlockConsumer::prepare`, and what it finds travels with the block (`RowBlock::notes`).
 //! Core never looks inside the notes.

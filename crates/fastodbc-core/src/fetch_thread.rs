@@ -1,4 +1,4 @@
-//! The threads that fetch blocks ahead of the consumer (`Statement::read_ahead`).
+//! The threads that fetch blocks ahead of the consumer (`ReadAhead`).
 //!
 //! A thread spawned for each block starts late: Linux queues a new thread on its parent's
 //! core, and while the parent (the consumer, converting the current block) stays busy, the

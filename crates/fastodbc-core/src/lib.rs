@@ -30,5 +30,5 @@ pub use driver::{InsertStrategy, NarrowText, Quirks, Strategy};
 pub use executemany::{ExecuteMany, ExecutionGate};
 pub use params::{BindOptions, ParamBatch, ParamValue, TextEncoding};
 pub use plan::{ColumnDescription, ColumnPlan, Decoding, ResultPlan, TextCodec, ValueKind};
-pub use read_ahead::LentFetch;
+pub use read_ahead::ReadAhead;
 pub use statement::{CatalogFunction, ResultSet, Statement, StatementHandle};

@@ -1,7 +1,7 @@
 //! Statements: the handle and its attributes, execution with bound parameter arrays
 //! (`execute`), catalog calls (`catalog`), moving between result sets. A result set's plan and
-//! buffers are `result_set`'s, its fetches `fetch`'s and `getdata`'s; reading ahead wraps them
-//! (`crate::read_ahead`).
+//! buffers are `result_set`'s, its fetches `fetch`'s and `getdata`'s; reading ahead wraps the
+//! statement (`crate::read_ahead::ReadAhead`).
 
 use std::ptr::null_mut;
 
@@ -93,8 +93,8 @@ impl Statement {
         Ok(stmt)
     }
 
-    /// A statement without a handle: `new` gives it one; `read_ahead` puts one in the place
-    /// of the statement it lends to a fetch thread.
+    /// A statement without a handle: `new` gives it one; `ReadAhead` puts one in the place of
+    /// the statement it lends to a fetch thread.
     pub(crate) fn without_handle(strategy: Strategy) -> Statement {
         Statement {
             h: null_mut(),
@@ -288,7 +288,7 @@ impl Statement {
 impl Drop for Statement {
     fn drop(&mut self) {
         if self.h.is_null() {
-            return; // a stand-in (`read_ahead`)
+            return; // a stand-in (`ReadAhead::lend`)
         }
         // Our buffers go first (unbound), then the driver's copy of the result. In the other
         // order, the driver frees its values (one malloc'd chunk each: 1,000,000 for a

@@ -11,8 +11,8 @@ use std::sync::Arc;
 use fastodbc_core::plan::{Decoding, TextCodec, DEFAULT_BLOCK_BYTES};
 use fastodbc_core::types::text::to_utf16;
 use fastodbc_core::{
-    BlockConsumer, BlockNotes, Cell, ColumnValues, Connection, Error, ResultPlan, RowBlock,
-    Statement,
+    BlockConsumer, BlockNotes, Cell, ColumnValues, Connection, Error, ReadAhead, ResultPlan,
+    RowBlock, Statement,
 };
 
 fn connect() -> Connection {
@@ -118,6 +118,11 @@ impl BlockConsumer for Counting {
     }
 }
 
+/// The current block of `reader`'s result (the one its consumer reads).
+fn current_rows(reader: &ReadAhead) -> Vec<(String, String)> {
+    reader.block().map(rows_of).unwrap_or_default()
+}
+
 #[test]
 fn reading_ahead_serves_every_row_once_in_order_prepared_by_the_consumer() {
     let conn = connect();
@@ -129,44 +134,37 @@ fn reading_ahead_serves_every_row_once_in_order_prepared_by_the_consumer() {
         .as_mut()
         .expect("result")
         .set_consumer(consumer.clone());
+    let mut reader = ReadAhead::new(stmt);
     let mut rows = Vec::new();
     let mut lent_blocks = 0;
     let mut prepared_blocks = 0;
-    while stmt.fetch_block().expect("fetch") > 0 {
-        if let Some(seen) = stmt
-            .result
-            .as_ref()
-            .and_then(|rs| rs.block.notes.get::<RowsSeen>())
-        {
-            assert_eq!(seen.0, block_rows(&stmt), "notes of this very block");
+    let mut blocks = 0;
+    while reader.fetch_block(|wait| wait()).expect("fetch") > 0 {
+        blocks += 1;
+        let block = reader.block().expect("a block");
+        if let Some(seen) = block.notes.get::<RowsSeen>() {
+            assert_eq!(seen.0, block.len(), "notes of this very block");
             prepared_blocks += 1;
         }
         // Alternate the two ways of reading ahead: lend / take back, and read_ahead.
-        if lent_blocks % 2 == 0 {
-            match stmt.lend() {
-                Some(lent) => {
-                    lent_blocks += 1;
-                    rows.extend(rows_of(lent.block()));
-                    stmt.take_back(lent, |wait| wait());
-                }
-                None => rows.extend(rows_of(&stmt.result.as_ref().expect("result").block)),
+        if blocks % 2 == 0 {
+            if reader.lend() {
+                lent_blocks += 1;
+                assert!(reader.is_lent());
             }
+            rows.extend(current_rows(&reader));
+            reader.take_back(|wait| wait());
+            assert!(!reader.is_lent());
         } else {
-            let mut lent_here = false;
-            let block = stmt.read_ahead(
-                |block| {
-                    lent_here = true;
-                    rows_of(block)
-                },
-                |wait| wait(),
-            );
-            lent_blocks += usize::from(lent_here);
-            rows.extend(block);
+            rows.extend(reader.read_ahead(rows_of, |wait| wait()));
         }
     }
     assert_eq!(rows.len(), n);
     assert_eq!(rows, expected(n));
-    assert!(lent_blocks > 3, "a long result reads ahead ({lent_blocks})");
+    assert!(
+        lent_blocks > 1,
+        "a long result reads ahead ({lent_blocks} of {blocks})"
+    );
     // Blocks read ahead are prepared when the fetch thread had time; never one it did not fill.
     assert_eq!(prepared_blocks, consumer.prepared.load(Ordering::Relaxed));
     assert!(
@@ -176,17 +174,45 @@ fn reading_ahead_serves_every_row_once_in_order_prepared_by_the_consumer() {
 }
 
 #[test]
+fn a_block_read_ahead_is_never_served_to_the_next_result() {
+    let conn = connect();
+    let mut stmt = Statement::new(&conn).expect("statement");
+    query(&mut stmt, &counting(10_000));
+    let mut reader = ReadAhead::new(stmt);
+    for _ in 0..3 {
+        assert!(reader.fetch_block(|wait| wait()).expect("fetch") > 0);
+    }
+    assert!(reader.lend(), "the fourth block is read ahead");
+    // Another query while a block of the first waits: its rows, and its layout.
+    query(
+        reader.statement(|wait| wait()),
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5000) \
+         SELECT 'w' || x, x * 2, x FROM c",
+    );
+    let mut seen = 0;
+    while reader.fetch_block(|wait| wait()).expect("fetch") > 0 {
+        reader.lend();
+        let block = reader.block().expect("a block");
+        for row in 0..block.len() {
+            seen += 1;
+            assert_eq!(text(block.cell(0, row)), format!("w{seen}"));
+            assert_eq!(text(block.cell(1, row)), (seen * 2).to_string());
+        }
+        reader.take_back(|wait| wait());
+    }
+    assert_eq!(seen, 5000);
+}
+
+#[test]
 fn a_short_result_costs_no_fetch_thread() {
     let conn = connect();
     let mut stmt = Statement::new(&conn).expect("statement");
     query(&mut stmt, &counting(100));
-    assert_eq!(stmt.fetch_block().expect("fetch"), 16);
-    assert!(
-        stmt.lend().is_none(),
-        "one block fetched: not read ahead yet"
-    );
-    assert_eq!(stmt.fetch_block().expect("fetch"), 84);
-    assert!(stmt.lend().is_none(), "a block cut short is the last");
+    let mut reader = ReadAhead::new(stmt);
+    assert_eq!(reader.fetch_block(|wait| wait()).expect("fetch"), 16);
+    assert!(!reader.lend(), "one block fetched: not read ahead yet");
+    assert_eq!(reader.fetch_block(|wait| wait()).expect("fetch"), 84);
+    assert!(!reader.lend(), "a block cut short is the last");
 }
 
 #[test]

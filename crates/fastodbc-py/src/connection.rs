@@ -22,7 +22,7 @@ pub struct Settings {
     pub refuse_nul: bool,
     pub block_bytes: usize,
     /// Long results fetch their next block on another thread while the current one is
-    /// converted (`Statement::read_ahead`).
+    /// converted (`fastodbc_core::ReadAhead`).
     pub read_ahead: bool,
 }
 

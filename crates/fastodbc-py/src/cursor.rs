@@ -9,7 +9,7 @@ use std::sync::{Arc, MutexGuard, TryLockError, Weak};
 use fastodbc_core::sqlscan::count_markers;
 use fastodbc_core::statement::overread_unit;
 use fastodbc_core::types::text::to_utf16;
-use fastodbc_core::{BindOptions, CatalogFunction, LentFetch, ParamBatch, Statement};
+use fastodbc_core::{BindOptions, CatalogFunction, ParamBatch, ReadAhead, Statement};
 use fastodbc_pystr::PreparedRows;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -27,10 +27,10 @@ mod shared;
 use shared::{closed_cursor, CursorShared};
 
 pub struct CursorState {
-    stmt: Option<Statement>,
-    /// The next block, fetched on a fetch thread while iteration serves the rows converted
-    /// from the current one (`next_row`): `stmt` is a stand-in until `take_back`.
-    lent: Option<LentFetch>,
+    /// The statement, wrapped to read long results ahead: iteration leaves the next block
+    /// fetching on a fetch thread while it serves the rows converted from the current one
+    /// (`next_row`).
+    stmt: Option<ReadAhead>,
     result: Option<ResultView>,
     rowcount: i64,
     arraysize: usize,
@@ -51,8 +51,8 @@ impl CursorState {
     /// Takes the statement back from the fetch `next_row` left running, waiting for it with
     /// the GIL released: before any other use of the statement, and before it is dropped.
     fn take_back(&mut self, py: Python<'_>) {
-        if let (Some(lent), Some(stmt)) = (self.lent.take(), self.stmt.as_mut()) {
-            stmt.take_back(lent, |join| py.allow_threads(join));
+        if let Some(reader) = self.stmt.as_mut() {
+            reader.take_back(|join| py.allow_threads(join));
         }
     }
 }
@@ -139,10 +139,10 @@ impl Cursor {
             };
             let stmt = Statement::new(conn).py(py)?;
             self.shared.cancel.set_handle(py, stmt.handle());
-            st.stmt = Some(stmt);
+            st.stmt = Some(ReadAhead::new(stmt));
         }
         match st.stmt.as_mut() {
-            Some(s) => Ok(s),
+            Some(reader) => Ok(reader.statement(|join| py.allow_threads(join))),
             None => Err(closed_cursor(py)),
         }
     }
@@ -264,9 +264,9 @@ impl Cursor {
 
     /// Serves the next row, fetching a new block when the current one is used up.
     ///
-    /// Rows are converted one per call, except in a long result (`ResultSet::reads_ahead`):
-    /// there the rest of the block is converted at once and the next block is fetched on a
-    /// fetch thread until these rows are served (`Statement::lend`), so iterating overlaps the
+    /// Rows are converted one per call, except in a long result (`ReadAhead::lend`): there
+    /// the rest of the block is converted at once and the next block is fetched on a fetch
+    /// thread until these rows are served, so iterating overlaps the
     /// driver's work with the conversion and the caller's loop alike. Those rows wait in
     /// `ready`; an error converting one of them waits in `failed` until the rows before it
     /// are served.
@@ -279,12 +279,14 @@ impl Cursor {
             return Ok(Some(row));
         }
         st.take_back(py);
-        let (Some(view), Some(stmt)) = (st.result.as_mut(), st.stmt.as_mut()) else {
+        let (Some(view), Some(reader)) = (st.result.as_mut(), st.stmt.as_mut()) else {
             return Err(no_results());
         };
-        let in_block = stmt.result.as_ref().map_or(0, |r| r.block.len());
+        let in_block = reader.block().map_or(0, |b| b.len());
         if view.pos >= in_block {
-            let n = py.allow_threads(|| stmt.fetch_block()).py(py)?;
+            let n = py
+                .allow_threads(|| reader.fetch_block(|join| join()))
+                .py(py)?;
             view.pos = 0;
             if n == 0 {
                 return Ok(None);
@@ -293,23 +295,25 @@ impl Cursor {
         // Closed or cancelled from another thread while this one waited for a block: its rows
         // are not served.
         self.shared.interrupted(py)?;
-        if let Some(lent) = view.read_ahead.then(|| stmt.lend()).flatten() {
-            let block = lent.block();
+        if view.read_ahead && reader.lend() {
+            // The fetch runs until `take_back`: before any other use of the statement.
+            let Some(block) = reader.block() else {
+                return Ok(None);
+            };
             let mut ready = VecDeque::new();
             let (at, done) = convert_rows(py, view, block, view.pos..block.len(), |row| {
                 ready.push_back(row.unbind());
                 Ok(())
             });
             (view.pos, view.ready, view.failed) = (at, ready, done.err());
-            st.lent = Some(lent);
             return view.take_ready();
         }
-        let Some(rs) = stmt.result.as_ref() else {
+        let Some(block) = reader.block() else {
             return Ok(None);
         };
         // A row that raises is consumed, as in pyodbc: the next call goes on after it.
-        let prepared = rs.block.notes.get::<PreparedRows>();
-        let row = make_row(py, view, &rs.block, prepared, view.pos);
+        let prepared = block.notes.get::<PreparedRows>();
+        let row = make_row(py, view, block, prepared, view.pos);
         view.pos += 1;
         Ok(Some(row?.unbind()))
     }
@@ -342,23 +346,25 @@ impl Cursor {
             return Err(e);
         }
         st.take_back(py);
-        let (Some(view), Some(stmt)) = (st.result.as_mut(), st.stmt.as_mut()) else {
+        let (Some(view), Some(reader)) = (st.result.as_mut(), st.stmt.as_mut()) else {
             return Err(no_results());
         };
         while left > 0 {
             self.shared.interrupted(py)?;
-            let in_block = stmt.result.as_ref().map_or(0, |r| r.block.len());
+            let in_block = reader.block().map_or(0, |b| b.len());
             if view.pos >= in_block {
-                let n = py.allow_threads(|| stmt.fetch_block()).py(py)?;
+                let n = py
+                    .allow_threads(|| reader.fetch_block(|join| join()))
+                    .py(py)?;
                 view.pos = 0;
                 if n == 0 {
                     break;
                 }
             }
-            let Some(rs) = stmt.result.as_ref() else {
+            let Some(len) = reader.block().map(|b| b.len()) else {
                 break;
             };
-            let (start, len) = (view.pos, rs.block.len());
+            let start = view.pos;
             let end = len.min(start.saturating_add(left));
             let rows = |block: &fastodbc_core::RowBlock| {
                 convert_rows(py, view, block, start..end, |row| out.append(row))
@@ -366,9 +372,12 @@ impl Cursor {
             let (at, done) = if view.read_ahead && end == len && left > end - start {
                 // More rows are wanted than this block holds: the next block is fetched while
                 // this one is converted (the GIL released only for the wait at the end).
-                stmt.read_ahead(rows, |join| py.allow_threads(join))
+                reader.read_ahead(rows, |join| py.allow_threads(join))
             } else {
-                rows(&rs.block)
+                match reader.block() {
+                    Some(block) => rows(block),
+                    None => break,
+                }
             };
             left -= at - start;
             view.pos = at;
@@ -384,11 +393,8 @@ impl Drop for Cursor {
         // the connection first would leave a dangling statement handle.
         self.shared.cancel.forget();
         let mut st = self.shared.state.lock().unwrap_or_else(|p| p.into_inner());
-        if let (Some(lent), Some(stmt)) = (st.lent.take(), st.stmt.as_mut()) {
-            // The fetch thread needs no GIL to finish.
-            stmt.take_back(lent, |join| join());
-        }
         st.result = None;
+        // A fetch running ahead is waited for as the statement drops (it needs no GIL).
         st.stmt = None;
     }
 }
@@ -401,7 +407,6 @@ impl Cursor {
         conn.check_open(py)?;
         let shared = Arc::new(CursorShared::new(CursorState {
             stmt: None,
-            lent: None,
             result: None,
             rowcount: -1,
             arraysize: 1,

@@ -13,13 +13,10 @@ use crate::plan::DEFAULT_BLOCK_BYTES;
 impl Statement {
     /// Fetches the next block. Returns the number of rows in it (0 at the end).
     pub fn fetch_block(&mut self) -> Result<usize> {
-        let Some(rs) = self.result.as_mut() else {
+        if self.result.is_none() {
             return Err(Error::Programming(
                 "No results.  Previous SQL was not a query.".into(),
             ));
-        };
-        if let Some(fetched) = rs.read_ahead.take(&mut rs.block) {
-            return fetched;
         }
         self.fill_block(false)
     }

@@ -2,6 +2,7 @@
 //! block buffers (allocated and bound at the first fetch, grown, kept bound for the next result
 //! when small: `KeptBuffers`), and how far fetching went. The fetches are `fetch`'s.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::Statement;
@@ -10,7 +11,6 @@ use crate::consumer::BlockConsumer;
 use crate::diagnostics::{check, Result};
 use crate::ffi;
 use crate::plan::{ColumnPlan, Decoding, ResultPlan};
-use crate::read_ahead::ReadAhead;
 
 /// The current result set: its plan, its block buffers, and how far fetching went.
 pub struct ResultSet {
@@ -22,8 +22,9 @@ pub struct ResultSet {
     pub(crate) block_rows: usize,
     /// Blocks fetched so far (read ahead included).
     pub(crate) fetches: usize,
-    /// The other block of the pair read ahead into, and the block read ahead.
-    pub(crate) read_ahead: ReadAhead,
+    /// Tells this result from every other of the process (`ReadAhead` keeps blocks per
+    /// result).
+    pub serial: u64,
     /// The consumer that prepares blocks on the fetch thread (`set_consumer`).
     pub(crate) consumer: Option<Arc<dyn BlockConsumer>>,
     /// The one-row buffers the driver fills when the plan fetches row at a time (each row is
@@ -54,7 +55,6 @@ impl ResultSet {
         };
         (self.bound
             && bindings_here
-            && self.read_ahead.is_idle()
             && self.block.capacity_rows <= FIRST_ROWSET
             && self.block.buffer_bytes() <= KEPT_BYTES)
             .then_some(KeptBuffers {
@@ -80,6 +80,9 @@ impl ResultSet {
         self.block_rows
     }
 }
+
+/// The next `ResultSet::serial` (0 is no result's).
+static RESULTS: AtomicU64 = AtomicU64::new(1);
 
 /// Rows of the first `SQLFetch` of a result. Small results (a `SELECT 1`) then cost the driver
 /// no per-row bookkeeping for thousands of rows; later fetches grow 8-fold to the full block.
@@ -173,7 +176,7 @@ impl Statement {
             exhausted: false,
             block_rows: 0,
             fetches: 0,
-            read_ahead: ReadAhead::default(),
+            serial: RESULTS.fetch_add(1, Ordering::Relaxed),
             consumer: None,
             staging: Vec::new(),
             bound_to: None,
