@@ -44,9 +44,10 @@ impl ResultSet {
     }
 
     /// The buffers this result leaves bound when it closes, if a later result may fetch into
-    /// them (`KeptBuffers`): it never outgrew its first block (nor `KEPT_BYTES`), nothing is
-    /// read ahead, and the buffers its bindings point to are whole (a failed bind unbinds and
-    /// clears `bound`).
+    /// them (`KeptBuffers`): it never outgrew its first block (nor `KEPT_BYTES`; a result read
+    /// ahead always has), and the driver's bindings point to this block's buffers, whole (a
+    /// block filled ahead elsewhere, or a failed bind, which unbinds and clears `bound`, leaves
+    /// them unbound instead).
     pub(crate) fn into_kept(self) -> Option<KeptBuffers> {
         let bindings_here = if self.plan.row_at_a_time {
             !self.staging.is_empty()
