@@ -26,6 +26,9 @@ MARIADB = Profile(
         "timestamp": "DATETIME(6)",  # TIMESTAMP is 1970-2038, in the session's time zone
         "uuid": "UUID",
         "tinyint": "TINYINT",
+        "tinyint unsigned": "TINYINT UNSIGNED",
+        "int unsigned": "INT UNSIGNED",
+        "bigint unsigned": "BIGINT UNSIGNED",
     },
     getinfo={
         "SQL_DRIVER_NAME": "libmaodbc.so",

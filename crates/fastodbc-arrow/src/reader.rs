@@ -92,7 +92,7 @@ impl ArrowBatches {
                 return Err(e);
             }
             None => {
-                self.ended = true;
+                self.end(false);
                 return Err(Error::Programming("Attempt to use a closed cursor.".into()));
             }
         };
