@@ -67,7 +67,11 @@ pub struct ArrowReader {
 /// `batches` as a `pyarrow.Table`, through `pyarrow.RecordBatchReader.from_stream`: `pa.table`
 /// and `pa.record_batch` would first ask whether the object is a pandas DataFrame, and so import
 /// pandas (a quarter of a second) in a process that never uses it.
-fn pyarrow_table(py: Python<'_>, batches: Vec<RecordBatch>, schema: SchemaRef) -> PyResult<Bound<'_, PyAny>> {
+fn pyarrow_table(
+    py: Python<'_>,
+    batches: Vec<RecordBatch>,
+    schema: SchemaRef,
+) -> PyResult<Bound<'_, PyAny>> {
     let table = Bound::new(py, PyTable::try_new(batches, schema)?)?;
     pyarrow(py, "a pyarrow result")?
         .getattr("RecordBatchReader")?
@@ -151,7 +155,9 @@ impl ArrowReader {
         match self.next_batch(py)? {
             Some(batch) => {
                 let table = pyarrow_table(py, vec![batch], self.schema.clone())?;
-                Ok(Some(table.call_method0("to_batches")?.get_item(0)?.unbind()))
+                Ok(Some(
+                    table.call_method0("to_batches")?.get_item(0)?.unbind(),
+                ))
             }
             None => Ok(None),
         }
