@@ -55,7 +55,7 @@ QUERY = "SELECT id, customer, city, amount, placed, note FROM orders"
 def arrow_path(connstring: str, rows: int, rows_elapsed: float) -> None:
     """The same query as an Arrow table, beside the rows path; then an aggregate over it."""
     try:
-        import pyarrow as pa
+        import pyarrow  # noqa: F401 - the Arrow path needs it installed
     except ImportError:
         print("\n(pyarrow is not installed: pip install fastodbc[arrow] for the Arrow path)")
         return
@@ -71,11 +71,8 @@ def arrow_path(connstring: str, rows: int, rows_elapsed: float) -> None:
     totals = table.group_by("city").aggregate([("amount", "sum"), ("id", "count")])
     totals = totals.sort_by([("amount_sum", "descending")])
     print("  orders by city (pyarrow group_by over the fetched table):")
-    for city, total, count in zip(
-        totals["city"].to_pylist(), totals["amount_sum"].to_pylist(), totals["id_count"].to_pylist()
-    ):
-        print(f"    {city:<10} {count:>7,} orders  {total:>14,.2f}")
-    del pa
+    for row in totals.to_pylist():
+        print(f"    {row['city']:<10} {row['id_count']:>7,} orders  {row['amount_sum']:>14,.2f}")
 
 
 def timed_fetch(module, connstring: str) -> tuple[float, list]:
