@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
 use fastodbc_arrow::{ArrowBatches, ArrowColumn, BatchLimits, NarrowDecoder, TypeOptions};
-use fastodbc_core::{StatementLoan, ValueKind};
+use fastodbc_core::{Error, StatementLoan, ValueKind};
 use pyo3::exceptions::{PyImportError, PyStopIteration};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule};
@@ -16,6 +16,7 @@ use pyo3_arrow::{PyRecordBatchReader, PySchema, PyTable};
 
 use super::shared::{closed_cursor, CursorShared};
 use super::Cursor;
+use crate::cancel::cancelled;
 use crate::connection::Connection;
 use crate::errors;
 use crate::lock::lock;
@@ -263,7 +264,19 @@ impl Cursor {
         view.failed = None;
         let loan = Arc::new(StatementLoan::new(reader));
         st.loan = Some(loan.clone());
-        let batches = ArrowBatches::new(loan, columns, start, limits);
+        let shared = self.shared.clone();
+        // Closed or cancelled from another thread: the reader stops at its next block, as
+        // iteration does (a close waits for the batch being filled otherwise).
+        let interrupt = Box::new(move || {
+            if shared.is_closed() {
+                Some(Error::Programming("Attempt to use a closed cursor.".into()))
+            } else if shared.cancel.requested() {
+                Some(cancelled())
+            } else {
+                None
+            }
+        });
+        let batches = ArrowBatches::new(loan, columns, start, limits).with_interrupt(interrupt);
         let schema = batches.schema();
         Ok(ArrowReader {
             stream: Mutex::new(Some(CursorBatches {
