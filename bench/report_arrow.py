@@ -228,6 +228,10 @@ def arrow_status(c: dict | None, ok: bool | None) -> bool | None:
     return False if failed(c, ARROW) else ok
 
 
+def x_fig(c: dict, x: float | None) -> str:
+    return "fastodbc fails" if failed(c, ARROW) else fmt_x(x)
+
+
 def targets(results: dict) -> list[tuple[str, str, str]]:
     """(target, measured figure, verdict) for every performance target of issue 18."""
     out = []
@@ -252,6 +256,8 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
             parts.append(f"{peer} {fmt_x(x)}" + ("" if reachable else f" (peer / floor {t / fl:.2f}x)"))
             tags.append(tag)
             sts.append(status(arrow_status(c, None if x is None else x >= PEER_SPEEDUP), reachable))
+        if failed(c, ARROW):
+            parts.insert(0, "fastodbc fails")
         figs.append(f"{b[:2]} {ds}: " + (", ".join(parts) or "no peer"))
     out.append(
         (
@@ -266,7 +272,7 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
         _, fl = best_floor(c)
         a = med(c, ARROW)
         x = a / fl if a and fl else None
-        figs.append(f"{b[:2]} {ds} {fmt_x(x)}")
+        figs.append(f"{b[:2]} {ds} {x_fig(c, x)}")
         oks.append(arrow_status(c, None if x is None else x <= FLOOR_BOUND))
     out.append(
         (
@@ -279,7 +285,7 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
     figs, oks = [], []
     for b, ds, c in cases:
         x = speedup(c, ROWS)
-        figs.append(f"{b[:2]} {ds} {fmt_x(x)}")
+        figs.append(f"{b[:2]} {ds} {x_fig(c, x)}")
         oks.append(arrow_status(c, None if x is None else x > 1))
     out.append(
         (
@@ -351,6 +357,7 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
             figs.append(f"{b[:2]} {ds} arrow-odbc fails")
             continue
         if failed(c, ARROW):
+            figs.append(f"{b[:2]} {ds} fastodbc fails")
             oks.append(False)
             continue
         if f is None or a is None:
