@@ -16,19 +16,24 @@ pub struct Located<'a> {
 }
 
 impl Located<'_> {
-    /// A `DataError` about the value of block row `row` (rows counted from 1 in the result).
-    pub fn error(&self, row: usize, what: String) -> Error {
-        Error::Data(format!(
-            "column {:?}, row {}: {what}",
-            self.column,
-            self.first_row + row + 1
-        ))
+    /// A `DataError` with `sqlstate` about the value of block row `row` (rows counted from 1 in
+    /// the result): the rows path's SQLSTATE for the same value.
+    pub fn error(&self, row: usize, sqlstate: &'static str, what: String) -> Error {
+        Error::Value {
+            sqlstate,
+            message: format!(
+                "column {:?}, row {}: {what}",
+                self.column,
+                self.first_row + row + 1
+            ),
+        }
     }
 
     /// `v` in the column's integer type, or a `DataError` naming the value.
     #[inline]
     pub fn narrow<T: TryFrom<i64>>(&self, v: i64, row: usize, t: IntType) -> Result<T> {
-        T::try_from(v).map_err(|_| self.error(row, format!("{v} does not fit the column's {t:?}")))
+        T::try_from(v)
+            .map_err(|_| self.error(row, "22003", format!("{v} does not fit the column's {t:?}")))
     }
 }
 
@@ -43,7 +48,11 @@ pub fn int(b: &[u8], row: usize, at: &Located<'_>) -> Result<i64> {
         _ => match b.first_chunk::<8>() {
             Some(w) => i64::from_ne_bytes(*w),
             None => {
-                return Err(at.error(row, format!("the driver returned an invalid integer {b:?}")))
+                return Err(at.error(
+                    row,
+                    "22018",
+                    format!("the driver returned an invalid integer {b:?}"),
+                ))
             }
         },
     })
@@ -54,7 +63,11 @@ pub fn int(b: &[u8], row: usize, at: &Located<'_>) -> Result<i64> {
 pub fn uint64(b: &[u8], row: usize, at: &Located<'_>) -> Result<u64> {
     match b.first_chunk::<8>() {
         Some(w) => Ok(u64::from_ne_bytes(*w)),
-        None => Err(at.error(row, format!("the driver returned an invalid integer {b:?}"))),
+        None => Err(at.error(
+            row,
+            "22018",
+            format!("the driver returned an invalid integer {b:?}"),
+        )),
     }
 }
 
@@ -103,6 +116,7 @@ pub fn int_texts<T: Default + TryFrom<i64>>(
                     .unwrap_or_default();
                 return Err(at.error(
                     row,
+                    "22018",
                     format!("{text:?} is stored in this integer column and is no integer; CAST it in the query"),
                 ));
             }
@@ -119,7 +133,11 @@ pub fn float(b: &[u8], row: usize, at: &Located<'_>) -> Result<f64> {
     }
     match b.first_chunk::<4>() {
         Some(w) => Ok(f32::from_ne_bytes(*w) as f64),
-        None => Err(at.error(row, format!("the driver returned an invalid double {b:?}"))),
+        None => Err(at.error(
+            row,
+            "22018",
+            format!("the driver returned an invalid double {b:?}"),
+        )),
     }
 }
 
@@ -131,6 +149,7 @@ pub fn float_text(b: &[u8], row: usize, at: &Located<'_>) -> Result<f64> {
         NumberText::Int(v) => Ok(v as f64),
         NumberText::Text => Err(at.error(
             row,
+            "22018",
             format!(
                 "{:?} is stored in this floating-point column and is no number; CAST it in the query",
                 String::from_utf8_lossy(b)
@@ -145,6 +164,7 @@ pub fn decimal(b: &[u8], precision: u8, scale: i8, row: usize, at: &Located<'_>)
     let refuse = |why: &str| {
         at.error(
             row,
+            "22003",
             format!(
                 "{:?} {why} decimal128({precision}, {scale}); CAST the column in the query (to a \
                  NUMERIC of that precision and scale, or to text)",
@@ -195,7 +215,7 @@ pub fn decimal(b: &[u8], precision: u8, scale: i8, row: usize, at: &Located<'_>)
 pub fn bit(b: &[u8], row: usize, at: &Located<'_>) -> Result<bool> {
     match b.first() {
         Some(&bit) => Ok(bit != 0),
-        None => Err(at.error(row, "the driver returned an empty bit".into())),
+        None => Err(at.error(row, "22018", "the driver returned an empty bit".into())),
     }
 }
 
@@ -231,13 +251,18 @@ fn valid_date(year: i64, month: i64, day: i64) -> bool {
 #[inline]
 pub fn date(b: &[u8], row: usize, at: &Located<'_>) -> Result<i32> {
     if b.len() < 6 {
-        return Err(at.error(row, format!("the driver returned an invalid date {b:?}")));
+        return Err(at.error(
+            row,
+            "22018",
+            format!("the driver returned an invalid date {b:?}"),
+        ));
     }
     let d = temporal::read_date(b);
     let (y, m, day) = (i64::from(d.year), i64::from(d.month), i64::from(d.day));
     if !valid_date(y, m, day) {
         return Err(at.error(
             row,
+            "22008",
             format!("{y}-{m:02}-{day:02} is not a date datetime can hold"),
         ));
     }
@@ -253,6 +278,7 @@ pub fn time(b: &[u8], row: usize, at: &Located<'_>) -> Result<i64> {
             + i64::from(us)),
         None => Err(at.error(
             row,
+            "22018",
             format!(
                 "the driver returned an invalid time {:?}",
                 String::from_utf8_lossy(b)
@@ -267,6 +293,7 @@ pub fn timestamp(b: &[u8], row: usize, at: &Located<'_>) -> Result<i64> {
     if b.len() < 16 {
         return Err(at.error(
             row,
+            "22018",
             format!("the driver returned an invalid timestamp {b:?}"),
         ));
     }
@@ -276,12 +303,14 @@ pub fn timestamp(b: &[u8], row: usize, at: &Located<'_>) -> Result<i64> {
     if !valid_date(y, mo, d) || h > 23 || mi > 59 || s > 59 {
         return Err(at.error(
             row,
+            "22008",
             format!("{y}-{mo:02}-{d:02} {h:02}:{mi:02}:{s:02} is not a date datetime can hold"),
         ));
     }
     if !t.fraction.is_multiple_of(1000) {
         return Err(at.error(
             row,
+            "22008",
             format!(
                 "timestamp has sub-microsecond precision ({} ns), which timestamp[us] cannot hold",
                 t.fraction
@@ -320,12 +349,18 @@ pub fn var(
             }
         }
         Conversion::Narrow(codec, decoder) => {
-            let text = decoder.decode(codec, b).map_err(|why| at.error(row, why))?;
+            let text = decoder
+                .decode(codec, b)
+                .map_err(|why| at.error(row, "22018", why))?;
             out.extend_from_slice(text.as_bytes());
         }
         Conversion::GuidText => {
             if b.len() < 16 {
-                return Err(at.error(row, format!("the driver returned an invalid GUID {b:?}")));
+                return Err(at.error(
+                    row,
+                    "22018",
+                    format!("the driver returned an invalid GUID {b:?}"),
+                ));
             }
             let text = guid::guid_text(&guid::guid_to_rfc_bytes(b));
             out.extend(text.iter().map(u8::to_ascii_lowercase));

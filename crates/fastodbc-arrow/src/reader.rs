@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
-use fastodbc_core::{Error, ReadAhead, Result, StatementLoan};
+use fastodbc_core::{Error, LoanEnd, ReadAhead, Result, StatementLoan};
 
 use crate::schema::{schema_of, ArrowColumn};
 use crate::values::Batch;
@@ -49,6 +49,8 @@ pub struct ArrowBatches {
     rows_before: usize,
     /// The statement went back to its owner (`StatementLoan::end`): drained, failed or closed.
     ended: bool,
+    /// A batch was asked for: dropped before that, the reader leaves the result unread.
+    started: bool,
     interrupt: Option<Interrupt>,
 }
 
@@ -72,6 +74,7 @@ impl ArrowBatches {
             pos,
             rows_before: 0,
             ended: false,
+            started: false,
             interrupt: None,
         }
     }
@@ -92,6 +95,7 @@ impl ArrowBatches {
         if self.ended {
             return Ok(None);
         }
+        self.started = true;
         let mut batch = Batch::new(&self.columns, self.limits.rows.min(4096));
         let filled = {
             let loan = self.loan.clone();
@@ -100,16 +104,16 @@ impl ArrowBatches {
         let drained = match filled {
             Some(Ok(drained)) => drained,
             Some(Err(e)) => {
-                self.end(false);
+                self.end(LoanEnd::Abandoned);
                 return Err(e);
             }
             None => {
-                self.end(false);
+                self.end(LoanEnd::Abandoned);
                 return Err(Error::Programming("Attempt to use a closed cursor.".into()));
             }
         };
         if drained {
-            self.end(true);
+            self.end(LoanEnd::Drained);
         }
         if batch.rows == 0 {
             return Ok(None);
@@ -157,11 +161,11 @@ impl ArrowBatches {
         }
     }
 
-    /// Gives the statement back; a result not read to the end is closed.
-    fn end(&mut self, drained: bool) {
+    /// Gives the statement back; a result abandoned part way is closed.
+    fn end(&mut self, end: LoanEnd) {
         if !self.ended {
             self.ended = true;
-            self.loan.end(drained);
+            self.loan.end(end);
         }
     }
 }
@@ -199,7 +203,11 @@ fn append_rows(
 
 impl Drop for ArrowBatches {
     fn drop(&mut self) {
-        self.end(false);
+        self.end(if self.started {
+            LoanEnd::Abandoned
+        } else {
+            LoanEnd::Unread
+        });
     }
 }
 

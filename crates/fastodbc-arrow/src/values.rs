@@ -335,7 +335,8 @@ fn ints<T: Default + TryFrom<i64>>(
 }
 
 fn offset(len: usize, row: usize, at: &Located<'_>) -> Result<i32> {
-    i32::try_from(len).map_err(|_| at.error(row, "its values pass 2 GiB in one batch".into()))
+    i32::try_from(len)
+        .map_err(|_| at.error(row, "22001", "its values pass 2 GiB in one batch".into()))
 }
 
 /// A batch under construction: one `Column` per result column.

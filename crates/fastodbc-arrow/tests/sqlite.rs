@@ -12,7 +12,7 @@ use arrow_array::Array;
 use fastodbc_arrow::{ArrowBatches, ArrowColumn, BatchLimits, TypeOptions};
 use fastodbc_core::plan::{Decoding, TextCodec, DEFAULT_BLOCK_BYTES};
 use fastodbc_core::types::text::to_utf16;
-use fastodbc_core::{Connection, Error, ReadAhead, Reclaim, Statement, StatementLoan};
+use fastodbc_core::{Connection, Error, LoanEnd, ReadAhead, Reclaim, Statement, StatementLoan};
 
 fn connect() -> Connection {
     let db = std::env::temp_dir().join(format!("fastodbc-arrow-{}.sqlite", std::process::id()));
@@ -82,7 +82,7 @@ fn a_long_result_comes_in_batches_once_and_in_order() {
         .expect("the end stays the end")
         .is_none());
     match loan.try_reclaim() {
-        Some(Reclaim::Back { drained, .. }) => assert!(drained),
+        Some(Reclaim::Back { end, .. }) => assert_eq!(end, LoanEnd::Drained),
         _ => panic!("the statement is given back at the end"),
     }
 }
@@ -123,14 +123,10 @@ fn a_reader_dropped_early_closes_the_result_and_gives_the_statement_back() {
     let first = batches.next_batch().expect("batch").expect("rows");
     assert_eq!(first.num_rows(), 1_000);
     drop(batches);
-    let Some(Reclaim::Back {
-        mut reader,
-        drained,
-    }) = loan.try_reclaim()
-    else {
+    let Some(Reclaim::Back { mut reader, end }) = loan.try_reclaim() else {
         panic!("the statement is given back when the reader drops");
     };
-    assert!(!drained);
+    assert_eq!(end, LoanEnd::Abandoned);
     let stmt = reader.statement(|join| join());
     assert!(stmt.result.is_none(), "the result was closed");
     // The statement runs the next query.
@@ -150,4 +146,21 @@ fn a_reader_whose_owner_closed_the_statement_stops_with_an_error() {
     }
     assert!(batches.next_batch().expect("ended").is_none());
     assert!(matches!(loan.try_reclaim(), Some(Reclaim::Gone)));
+}
+
+#[test]
+fn a_reader_dropped_unread_leaves_the_result_where_it_was() {
+    let conn = connect();
+    let (loan, batches) = reader(&conn, 20_000, BatchLimits::default());
+    drop(batches);
+    let Some(Reclaim::Back { mut reader, end }) = loan.try_reclaim() else {
+        panic!("the statement is given back when the reader drops");
+    };
+    assert_eq!(end, LoanEnd::Unread);
+    // The result is open and whole: its rows are all still to come.
+    let mut rows = 0;
+    while reader.fetch_block(|join| join()).expect("fetch") > 0 {
+        rows += reader.block().map_or(0, |b| b.len());
+    }
+    assert_eq!(rows, 20_000);
 }

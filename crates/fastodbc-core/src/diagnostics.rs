@@ -187,6 +187,12 @@ pub enum Error {
     },
     /// A value the driver would silently corrupt or a database cannot hold.
     Data(String),
+    /// A fetched value a consumer cannot represent, with the SQLSTATE that says why (22003 out
+    /// of range, 22008 a date, 22018 not of the column's type).
+    Value {
+        sqlstate: &'static str,
+        message: String,
+    },
     /// Misuse of the API detected before calling the driver.
     Programming(String),
     /// Something the driver or fastodbc does not support.
@@ -203,6 +209,7 @@ impl Error {
             Error::Truncated { .. } => "01004",
             Error::Decode { .. } => "22018",
             Error::Data(_) => "22000",
+            Error::Value { sqlstate, .. } => sqlstate,
             Error::Programming(_) => "HY000",
             Error::NotSupported(_) => "HYC00",
             Error::Interface(_) => "IM000",
@@ -306,7 +313,8 @@ impl fmt::Display for Error {
                 f,
                 "column {column:?}: invalid {encoding} text from the driver at byte {offset}"
             ),
-            Error::Data(m)
+            Error::Value { message: m, .. }
+            | Error::Data(m)
             | Error::Programming(m)
             | Error::NotSupported(m)
             | Error::Interface(m) => f.write_str(m),

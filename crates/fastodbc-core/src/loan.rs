@@ -21,19 +21,30 @@ struct Slot {
     reader: Option<ReadAhead>,
     /// The reader still holds the loan.
     lent: bool,
-    /// The reader read its result to the end (the owner's next `fetch` finds nothing more).
-    drained: bool,
+    /// How the reader ended, once it has.
+    end: LoanEnd,
+}
+
+/// How a reader left the statement it was lent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoanEnd {
+    /// It read the result to the end: the owner's next fetch finds nothing more.
+    Drained,
+    /// It read nothing: the result is where the owner left it (a consumer that opens a stream
+    /// only for its schema, as DuckDB does before it scans).
+    Unread,
+    /// It stopped part way, or failed: the result was closed.
+    Abandoned,
 }
 
 /// What the owner finds when it asks for its statement back.
 pub enum Reclaim {
     /// A reader still holds it.
     Lent,
-    /// The reader is done: the statement, and whether its result was read to the end (else
-    /// the reader closed the result).
+    /// The reader is done: the statement, and how the reader left its result.
     Back {
         reader: Box<ReadAhead>,
-        drained: bool,
+        end: LoanEnd,
     },
     /// The statement was freed (the owner closed it meanwhile).
     Gone,
@@ -45,7 +56,7 @@ impl StatementLoan {
             slot: Mutex::new(Slot {
                 reader: Some(reader),
                 lent: true,
-                drained: false,
+                end: LoanEnd::Abandoned,
             }),
         }
     }
@@ -57,15 +68,15 @@ impl StatementLoan {
         slot.reader.as_mut().map(f)
     }
 
-    /// The reader is done with the statement: `drained` when it read the result to the end;
-    /// otherwise the result is closed here, so the owner gets a statement with no open cursor.
-    pub fn end(&self, drained: bool) {
+    /// The reader is done with the statement, as `end` says; a result it abandoned is closed
+    /// here, so the owner gets a statement with no open cursor.
+    pub fn end(&self, end: LoanEnd) {
         let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
-        if let (false, Some(reader)) = (drained, slot.reader.as_mut()) {
+        if let (LoanEnd::Abandoned, Some(reader)) = (end, slot.reader.as_mut()) {
             reader.statement(|join| join()).close_cursor();
         }
         slot.lent = false;
-        slot.drained = drained;
+        slot.end = end;
     }
 
     /// The statement back, if the reader is done. `None` when the slot is busy (a reader is
@@ -82,7 +93,7 @@ impl StatementLoan {
         Some(match slot.reader.take() {
             Some(reader) => Reclaim::Back {
                 reader: Box::new(reader),
-                drained: slot.drained,
+                end: slot.end,
             },
             None => Reclaim::Gone,
         })

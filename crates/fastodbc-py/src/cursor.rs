@@ -10,9 +10,9 @@ use fastodbc_core::sqlscan::count_markers;
 use fastodbc_core::statement::overread_unit;
 use fastodbc_core::types::text::to_utf16;
 use fastodbc_core::{
-    BindOptions, CatalogFunction, ParamBatch, ReadAhead, Reclaim, Statement, StatementLoan,
+    BindOptions, CatalogFunction, LoanEnd, ParamBatch, ReadAhead, Reclaim, Statement, StatementLoan,
 };
-use fastodbc_pystr::PreparedRows;
+use fastodbc_pystr::{PreparedRows, RowsPreparation};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
@@ -39,6 +39,8 @@ pub struct CursorState {
     /// The statement lent to an Arrow reader (`fetch_record_batch`): `stmt` is `None` until
     /// the reader is done and the statement is taken back (`Cursor::state`).
     loan: Option<Arc<StatementLoan>>,
+    /// The row of the current block the reader on loan started at.
+    loan_start: usize,
     result: Option<ResultView>,
     rowcount: i64,
     arraysize: usize,
@@ -74,20 +76,24 @@ impl CursorState {
                 "The cursor's result is being read by an Arrow reader (fetch_record_batch); \
                  read it to the end or close it first.",
             )),
-            Some(Reclaim::Back { reader, drained }) => {
-                self.stmt = Some(*reader);
-                self.loan = None;
-                let served = self
-                    .stmt
-                    .as_ref()
-                    .and_then(|r| r.block())
-                    .map_or(0, |b| b.len());
-                match self.result.as_mut() {
+            Some(Reclaim::Back { mut reader, end }) => {
+                let served = reader.block().map_or(0, |b| b.len());
+                match (end, self.result.as_mut()) {
                     // Every row went to Arrow: the result is at its end for rows too.
-                    Some(view) if drained => view.pos = served,
-                    // Closed early: no rows left to serve.
+                    (LoanEnd::Drained, Some(view)) => view.pos = served,
+                    // Nothing was read (a consumer that only wanted the schema): the rows go
+                    // on from where the reader would have started.
+                    (LoanEnd::Unread, Some(view)) => {
+                        view.pos = self.loan_start;
+                        if let Some(rs) = reader.statement(|join| join()).result.as_mut() {
+                            rs.set_consumer(Arc::new(RowsPreparation));
+                        }
+                    }
+                    // Closed part way: no rows left to serve.
                     _ => self.result = None,
                 }
+                self.stmt = Some(*reader);
+                self.loan = None;
                 Ok(())
             }
             Some(Reclaim::Gone) => {
@@ -469,6 +475,7 @@ impl Cursor {
         let shared = Arc::new(CursorShared::new(CursorState {
             stmt: None,
             loan: None,
+            loan_start: 0,
             result: None,
             rowcount: -1,
             arraysize: 1,

@@ -72,7 +72,9 @@ fn class_name(e: &Error) -> &'static str {
         // called the failure.
         Error::Odbc { diagnostics, .. } if diagnostics.connection_lost() => "OperationalError",
         Error::Odbc { diagnostics, .. } => class_for_sqlstate(diagnostics.sqlstate()),
-        Error::Truncated { .. } | Error::Decode { .. } | Error::Data(_) => "DataError",
+        Error::Truncated { .. } | Error::Decode { .. } | Error::Data(_) | Error::Value { .. } => {
+            "DataError"
+        }
         Error::Programming(_) => "ProgrammingError",
         Error::NotSupported(_) => "NotSupportedError",
         Error::Interface(_) => "InterfaceError",

@@ -264,6 +264,7 @@ impl Cursor {
         view.failed = None;
         let loan = Arc::new(StatementLoan::new(reader));
         st.loan = Some(loan.clone());
+        st.loan_start = start;
         let shared = self.shared.clone();
         // Closed or cancelled from another thread: the reader stops at its next block, as
         // iteration does (a close waits for the batch being filled otherwise).
