@@ -95,18 +95,32 @@ def test_pandas(cursor, mixed):
         assert (pd.isna(got[4]) and row[4] is None) or got[4] == row[4], (got, row)
 
 
-def test_duckdb(cursor, mixed):
+def test_duckdb_over_a_pyarrow_reader(cursor, mixed):
     duckdb = pytest.importorskip("duckdb")
     sql, want = mixed
     con = duckdb.connect()
     try:
-        got = con.from_arrow(cursor.execute(sql).fetch_record_batch(batch_rows=100)).fetchall()
-        assert got == [tuple(r) for r in want]
-        assert con.from_arrow(cursor.execute(sql)).fetchall() == got
         # A pyarrow reader made from the capsule, found by name by DuckDB's replacement scan.
-        rel = pa.RecordBatchReader.from_stream(cursor.execute(sql).fetch_record_batch())  # noqa: F841
+        rel = pa.RecordBatchReader.from_stream(cursor.execute(sql).fetch_record_batch(batch_rows=100))  # noqa: F841
         [(count, total)] = con.sql("SELECT count(*), sum(id) FROM rel").fetchall()
         assert (count, total) == (N, N * (N - 1) // 2)
+        rel = pa.RecordBatchReader.from_stream(cursor.execute(sql))
+        assert con.from_arrow(rel).fetchall() == [tuple(r) for r in want]
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("source", ["reader", "cursor"])
+def test_duckdb_from_arrow_directly(cursor, mixed, source):
+    """DuckDB takes any object with __arrow_c_stream__ (it may ask for the stream more than once:
+    for the schema, then for the scan)."""
+    duckdb = pytest.importorskip("duckdb")
+    sql, want = mixed
+    con = duckdb.connect()
+    try:
+        cursor.execute(sql)
+        obj = cursor.fetch_record_batch(batch_rows=100) if source == "reader" else cursor
+        assert con.from_arrow(obj).fetchall() == [tuple(r) for r in want]
     finally:
         con.close()
 
@@ -124,20 +138,30 @@ def test_nanoarrow(cursor, mixed):
 WITHOUT_PYARROW = textwrap.dedent(
     """
     import sys
-    sys.modules["pyarrow"] = None  # import pyarrow fails, as when it is not installed
+    # import fails, as when they are not installed
+    sys.modules["pyarrow"] = sys.modules["polars"] = sys.modules["pandas"] = None
     import fastodbc
     import nanoarrow as na
 
     cnxn = fastodbc.connect(sys.argv[1])
     cur = cnxn.cursor()
     sql = sys.argv[2]
-    for method in ("fetch_arrow_table", "fetch_df"):
+    uses = {
+        "fetch_arrow_table": lambda: cur.execute(sql).fetch_arrow_table(),
+        "fetch_df": lambda: cur.execute(sql).fetch_df(),
+        "fetch_polars": lambda: cur.execute(sql).fetch_polars(),
+        "iteration": lambda: next(iter(cur.execute(sql).fetch_record_batch())),
+        "read_all": lambda: cur.execute(sql).fetch_record_batch().read_all(),
+        "schema": lambda: cur.execute(sql).fetch_record_batch().schema,
+    }
+    for name, use in uses.items():
         try:
-            getattr(cur.execute(sql), method)()
+            use()
         except ImportError as e:
-            assert "fastodbc[" in str(e), str(e)
+            assert "fastodbc[" in str(e), (name, str(e))
         else:
-            raise AssertionError(method + " without pyarrow")
+            raise AssertionError(name + " without pyarrow")
+        assert cur.execute("SELECT 1").fetchone()[0] == 1, name
     got = na.ArrayStream(cur.execute(sql).fetch_record_batch(batch_rows=2)).read_all().to_pylist()
     assert [r["i"] for r in got] == [1, 2, 3], got
     got = na.ArrayStream(cur.execute(sql)).read_all().to_pylist()

@@ -207,3 +207,21 @@ def test_sqlite_text_in_integer_column_after_many_rows(db, backend, table, cnxn)
     reader.close()
     assert seen < 9000
     assert cur.execute("SELECT COUNT(*) FROM " + t).fetchone()[0] == 10_000
+
+
+@pytest.mark.parametrize("backend", backends_where(lambda p: p.numeric_outgrows_description), indirect=True)
+def test_decimal_that_does_not_fit_its_description(db, backend, connect):
+    """Never rounded: a NUMERIC value with more decimals than the column's described scale
+    raises DataError naming the column and the value; read whole, every value fits."""
+    attributes, sql = backend.numeric_outgrows_description
+    cur = connect().cursor()
+    want = cur.execute(sql).fetchall()
+    got = cur.execute(sql).fetch_arrow_table()
+    assert pa.types.is_decimal(got.schema.field("amount").type), got.schema
+    assert_matches_rows(got, want, "described by all its values")
+    streamed = connect(backend.connstr.rstrip(";") + attributes).cursor()
+    assert [tuple(r) for r in streamed.execute(sql).fetchall()] == [tuple(r) for r in want]
+    with pytest.raises(db.DataError) as err:
+        streamed.execute(sql).fetch_arrow_table()
+    assert "amount" in str(err.value) and "1.123456789" in str(err.value), err.value
+    assert streamed.execute("SELECT 1").fetchone()[0] == 1

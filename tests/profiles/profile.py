@@ -259,6 +259,12 @@ class Profile:
     # {n} rows a fetch: the server computes rows as they are fetched (None: the driver reads
     # whole results at execute).
     server_cursor_attributes: str | None = None
+    # Connection attributes with which the driver describes a NUMERIC of no declared scale by
+    # the values of the first rows it fetches, and a query (one column `amount`) whose later
+    # values have more decimals than that (read whole, they are described by all its values);
+    # Arrow: decimal128 of the described scale, and DataError for the value that does not fit.
+    # None: no such column.
+    numeric_outgrows_description: tuple[str, str] | None = None
     # Connection attributes and a WHERE condition with which each row the driver fetches
     # takes the server ~2 ms to produce (None: the driver reads whole results at execute).
     slow_fetch: tuple[str, str] | None = None
