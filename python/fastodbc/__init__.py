@@ -45,6 +45,8 @@ from .errors import (
 )
 
 Row = _native.Row
+#: What ``Cursor.fetch_record_batch`` returns: Arrow record batches of a result (Arrow C stream).
+RecordBatchReader = _native.RecordBatchReader
 
 __version__ = "0.1.0"
 #: pyodbc exposes its version as ``pyodbc.version``.
@@ -145,6 +147,7 @@ __all__ = [
     "ParameterTypeError",
     "ProgrammingError",
     "Row",
+    "RecordBatchReader",
     "Time",
     "TimeFromTicks",
     "Timestamp",

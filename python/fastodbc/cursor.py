@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
 from . import _native
 from .errors import ProgrammingError
+
+if TYPE_CHECKING:
+    import pandas
+    import polars
+    import pyarrow
 
 __all__ = ["Cursor"]
 
@@ -130,6 +136,26 @@ class Cursor(_native.Cursor):
         fixed_prec_scale, auto_unique_value, local_type_name, minimum_scale, maximum_scale,
         sql_data_type, sql_datetime_sub, num_prec_radix, interval_precision."""
         return self._catalog("getTypeInfo", options=[0 if sqlType is None else int(sqlType)])
+
+    def fetch_arrow_table(self, batch_rows: int | None = None, batch_bytes: int | None = None) -> pyarrow.Table:
+        """The rest of the current result as a ``pyarrow.Table`` (needs pyarrow: the ``arrow``
+        extra), built in Rust from the fetched blocks with the GIL released; one chunk per batch
+        of ``fetch_record_batch``."""
+        return self.fetch_record_batch(batch_rows, batch_bytes).read_all()
+
+    def fetch_df(self, **to_pandas: Any) -> pandas.DataFrame:
+        """The rest of the current result as a pandas ``DataFrame`` (the ``pandas`` extra):
+        ``fetch_arrow_table().to_pandas(**to_pandas)``."""
+        return self.fetch_arrow_table().to_pandas(**to_pandas)
+
+    def fetch_polars(self) -> polars.DataFrame:
+        """The rest of the current result as a polars ``DataFrame`` (the ``polars`` extra; no
+        pyarrow needed: polars reads the Arrow C stream)."""
+        try:
+            import polars
+        except ImportError as e:
+            raise ImportError("fetch_polars needs polars: pip install fastodbc[polars]") from e
+        return polars.DataFrame(self.fetch_record_batch())
 
     def commit(self) -> None:
         """Commits the connection's transaction (the work of all its cursors), as pyodbc's."""

@@ -170,7 +170,9 @@ impl RowBlock {
     pub fn cell(&self, col: usize, row: usize) -> Cell<'_> {
         if let Some(buf) = self.bound.get(col) {
             let ind = buf.ind[row];
-            if ind >= 0 && ind as usize <= buf.capacity {
+            // A fixed-size value is never empty: MariaDB Connector/ODBC 3.1 reports a length of
+            // 0 for the SQL_C_BIT of a BIT(1) column, whose element holds the bit.
+            if ind >= 0 && ind as usize <= buf.capacity && (ind > 0 || buf.variable) {
                 let start = row * buf.elem;
                 Cell::Value(&buf.bytes()[start..start + ind as usize])
             } else if ind == ffi::SQL_NULL_DATA {

@@ -61,6 +61,8 @@ pub const SQL_ATTR_CURSOR_TYPE: i32 = 6;
 pub const SQL_CURSOR_STATIC: usize = 3;
 
 pub const SQL_CLOSE: u16 = 0;
+/// `SQLColAttribute` field: the column's numeric type is unsigned.
+pub const SQL_DESC_UNSIGNED: u16 = 8;
 pub const SQL_UNBIND: u16 = 2;
 pub const SQL_RESET_PARAMS: u16 = 3;
 
@@ -229,6 +231,15 @@ extern "system" {
         col_size: *mut ULen,
         digits: *mut i16,
         nullable: *mut i16,
+    ) -> SqlReturn;
+    pub fn SQLColAttributeW(
+        stmt: Handle,
+        col: u16,
+        field: u16,
+        char_attr: *mut c_void,
+        buf_len: i16,
+        str_len: *mut i16,
+        num_attr: *mut Len,
     ) -> SqlReturn;
     pub fn SQLDescribeParam(
         stmt: Handle,

@@ -275,6 +275,27 @@ impl Statement {
         self.check(ret, "SQLMoreResults")
     }
 
+    /// Whether result column `col` holds unsigned numbers (`SQL_DESC_UNSIGNED`): asked only by
+    /// consumers that type integers by their width (Arrow), so the rows path pays no call for it.
+    pub fn column_unsigned(&mut self, col: usize) -> Result<bool> {
+        let mut value: ffi::Len = 0;
+        // SAFETY: a numeric field: only `num_attr` is written, and it is valid.
+        let ret = unsafe {
+            ffi::SQLColAttributeW(
+                self.h,
+                (col + 1) as u16,
+                ffi::SQL_DESC_UNSIGNED,
+                std::ptr::null_mut(),
+                0,
+                std::ptr::null_mut(),
+                &mut value,
+            )
+        };
+        self.check(ret, "SQLColAttributeW")?;
+        // SQL_TRUE is 1; drivers that write only the low 32 bits leave the rest as it was (0).
+        Ok(value as i32 != 0)
+    }
+
     /// Closes the open cursor, keeping the handle.
     pub fn close_cursor(&mut self) {
         self.drop_result();

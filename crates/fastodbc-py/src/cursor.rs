@@ -9,7 +9,9 @@ use std::sync::{Arc, MutexGuard, TryLockError, Weak};
 use fastodbc_core::sqlscan::count_markers;
 use fastodbc_core::statement::overread_unit;
 use fastodbc_core::types::text::to_utf16;
-use fastodbc_core::{BindOptions, CatalogFunction, ParamBatch, ReadAhead, Statement};
+use fastodbc_core::{
+    BindOptions, CatalogFunction, ParamBatch, ReadAhead, Reclaim, Statement, StatementLoan,
+};
 use fastodbc_pystr::PreparedRows;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -21,8 +23,11 @@ use crate::lock::lock;
 use crate::params::to_param;
 use crate::rows::{convert_rows, make_row, ResultView};
 
+mod arrow;
 mod executemany;
 mod shared;
+
+pub use arrow::ArrowReader;
 
 use shared::{closed_cursor, CursorShared};
 
@@ -31,6 +36,9 @@ pub struct CursorState {
     /// fetching on a fetch thread while it serves the rows converted from the current one
     /// (`next_row`).
     stmt: Option<ReadAhead>,
+    /// The statement lent to an Arrow reader (`fetch_record_batch`): `stmt` is `None` until
+    /// the reader is done and the statement is taken back (`Cursor::state`).
+    loan: Option<Arc<StatementLoan>>,
     result: Option<ResultView>,
     rowcount: i64,
     arraysize: usize,
@@ -46,6 +54,48 @@ impl CursorState {
         self.take_back(py);
         self.result = None;
         self.stmt = None;
+        // A reader fetching holds the loan for its batch, and may wait for the GIL meanwhile.
+        if let Some(loan) = self.loan.take() {
+            while !loan.try_close() {
+                py.allow_threads(|| std::thread::sleep(std::time::Duration::from_micros(200)));
+            }
+        }
+    }
+
+    /// Takes the statement back from an Arrow reader that is done with it; `ProgrammingError`
+    /// while one reads it.
+    fn reclaim(&mut self, py: Python<'_>) -> PyResult<()> {
+        let Some(loan) = self.loan.as_ref() else {
+            return Ok(());
+        };
+        match loan.try_reclaim() {
+            None | Some(Reclaim::Lent) => Err(errors::programming(
+                py,
+                "The cursor's result is being read by an Arrow reader (fetch_record_batch); \
+                 read it to the end or close it first.",
+            )),
+            Some(Reclaim::Back { reader, drained }) => {
+                self.stmt = Some(reader);
+                self.loan = None;
+                let served = self
+                    .stmt
+                    .as_ref()
+                    .and_then(|r| r.block())
+                    .map_or(0, |b| b.len());
+                match self.result.as_mut() {
+                    // Every row went to Arrow: the result is at its end for rows too.
+                    Some(view) if drained => view.pos = served,
+                    // Closed early: no rows left to serve.
+                    _ => self.result = None,
+                }
+                Ok(())
+            }
+            Some(Reclaim::Gone) => {
+                self.loan = None;
+                self.result = None;
+                Ok(())
+            }
+        }
     }
 
     /// Takes the statement back from the fetch `next_row` left running, waiting for it with
@@ -119,6 +169,8 @@ impl Cursor {
             return Err(closed_cursor(py));
         }
         self.conn().check_open(py)?;
+        let mut st = st;
+        st.reclaim(py)?;
         Ok(st)
     }
 
@@ -396,6 +448,15 @@ impl Drop for Cursor {
         st.result = None;
         // A fetch running ahead is waited for as the statement drops (it needs no GIL).
         st.stmt = None;
+        // A statement an Arrow reader is done with is freed here too; one a reader still
+        // reads stays with it (the reader keeps the connection alive, and frees it last).
+        if let Some(loan) = st.loan.take() {
+            match loan.try_reclaim() {
+                Some(Reclaim::Back { reader, .. }) => drop(reader),
+                Some(Reclaim::Gone) => {}
+                Some(Reclaim::Lent) | None => st.loan = Some(loan),
+            }
+        }
     }
 }
 
@@ -407,6 +468,7 @@ impl Cursor {
         conn.check_open(py)?;
         let shared = Arc::new(CursorShared::new(CursorState {
             stmt: None,
+            loan: None,
             result: None,
             rowcount: -1,
             arraysize: 1,
@@ -585,6 +647,36 @@ impl Cursor {
         Ok(slf.clone())
     }
 
+    /// The rest of the current result as Arrow record batches of up to `batch_rows` rows or
+    /// about `batch_bytes` bytes: a `RecordBatchReader` (Arrow C stream, iteration over
+    /// `pyarrow.RecordBatch`). Until it is read to its end or closed, other use of the cursor
+    /// raises ProgrammingError.
+    #[pyo3(signature = (batch_rows=None, batch_bytes=None))]
+    fn fetch_record_batch(
+        &self,
+        py: Python<'_>,
+        batch_rows: Option<usize>,
+        batch_bytes: Option<usize>,
+    ) -> PyResult<ArrowReader> {
+        let limits = arrow::limits(py, batch_rows, batch_bytes)?;
+        self.arrow_reader(py, limits)
+    }
+
+    /// The rest of the current result as an Arrow C stream (the Arrow PyCapsule interface):
+    /// `pyarrow.table(cursor)`, `polars.DataFrame(cursor)`, DuckDB.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_stream__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let reader = Bound::new(
+            py,
+            self.arrow_reader(py, fastodbc_arrow::BatchLimits::default())?,
+        )?;
+        reader.call_method1("__arrow_c_stream__", (requested_schema,))
+    }
+
     /// Accepted for DB-API compatibility; parameter sizes come from the values.
     fn setinputsizes(&self, _sizes: &Bound<'_, PyAny>) {}
 
@@ -597,7 +689,8 @@ impl Cursor {
     /// 7-item tuples (name, type_code, None, size, size, scale, nullable), or None.
     #[getter]
     fn description(&self, py: Python<'_>) -> PyResult<Option<Py<PyTuple>>> {
-        let st = self.state(py)?;
+        // Also while an Arrow reader reads the result (the description stays the result's).
+        let st = lock(py, &self.shared.state);
         Ok(st.result.as_ref().map(|v| v.description.clone_ref(py)))
     }
 

@@ -78,13 +78,14 @@ pub struct FixedColumn<'a>(pub Elements<'a>);
 impl<'a> FixedColumn<'a> {
     /// The value of `row`: its element, or as many bytes of it as the indicator says where a
     /// driver wrote a narrower type and said so (MariaDB's SMALLINT catalog columns); `None`
-    /// for NULL.
+    /// for NULL. A length of 0 is no length: the whole element.
     #[inline]
     pub fn value(&self, row: usize) -> Option<&'a [u8]> {
         let ind = *self.0.indicators.get(row)?;
         match ind {
             ffi::SQL_NULL_DATA => None,
-            0.. => self.0.bytes(row, ind as usize),
+            // Never empty: MariaDB reports 0 for the SQL_C_BIT of a BIT(1) column.
+            1.. => self.0.bytes(row, ind as usize),
             _ => self.0.bytes(row, self.0.elem),
         }
     }

@@ -43,6 +43,12 @@ impl ResultSet {
         self.consumer = Some(consumer);
     }
 
+    /// No consumer prepares the blocks fetched from now on (one that reads them column by
+    /// column, with nothing to do ahead).
+    pub fn clear_consumer(&mut self) {
+        self.consumer = None;
+    }
+
     /// The buffers this result leaves bound when it closes, if a later result may fetch into
     /// them (`KeptBuffers`): it never outgrew its first block (nor `KEPT_BYTES`; a result read
     /// ahead always has), and the driver's bindings point to this block's buffers, whole (a

@@ -1,0 +1,205 @@
+//! `ArrowBatches`: a result's rows as Arrow record batches, built from the blocks the statement
+//! fetches (read ahead on a fetch thread in a long result, so the driver fetches the next block
+//! while this one is converted). It holds its statement on loan (`StatementLoan`) and gives it
+//! back when the result is read to the end, or closes the result when dropped before that.
+//! Needs no Python: pyarrow, DuckDB or polars may read it on their own threads.
+
+use std::sync::Arc;
+
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_schema::{ArrowError, SchemaRef};
+use fastodbc_core::{Error, ReadAhead, Result, StatementLoan};
+
+use crate::schema::{schema_of, ArrowColumn};
+use crate::values::Batch;
+
+/// How large a batch grows: it ends at `rows` rows, or once its buffers hold `bytes` (checked
+/// after each block's rows are appended, so a batch passes `bytes` by one block at most: the
+/// block budget, 2 MiB, plus the long values of its rows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchLimits {
+    pub rows: usize,
+    pub bytes: usize,
+}
+
+impl Default for BatchLimits {
+    /// 65,536 rows or 64 MiB: batches large enough that a consumer's per-batch work is noise,
+    /// small enough that a stream's memory stays far below a whole result's.
+    fn default() -> Self {
+        BatchLimits {
+            rows: 65_536,
+            bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+/// A result read as record batches.
+pub struct ArrowBatches {
+    loan: Arc<StatementLoan>,
+    columns: Vec<ArrowColumn>,
+    schema: SchemaRef,
+    limits: BatchLimits,
+    /// Next row of the current block to convert.
+    pos: usize,
+    /// Rows of the result before the current block (for messages).
+    rows_before: usize,
+    /// The statement went back to its owner (`StatementLoan::end`): drained, failed or closed.
+    ended: bool,
+}
+
+impl ArrowBatches {
+    /// Reads the result of the statement on `loan` from row `pos` of its current block.
+    pub fn new(
+        loan: Arc<StatementLoan>,
+        columns: Vec<ArrowColumn>,
+        pos: usize,
+        limits: BatchLimits,
+    ) -> ArrowBatches {
+        let schema = Arc::new(schema_of(&columns));
+        ArrowBatches {
+            loan,
+            columns,
+            schema,
+            limits: BatchLimits {
+                rows: limits.rows.max(1),
+                bytes: limits.bytes.max(1),
+            },
+            pos,
+            rows_before: 0,
+            ended: false,
+        }
+    }
+
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// The next batch, `None` at the end of the result. The first error ends the stream: the
+    /// statement's result is closed and the error returned (then `None`).
+    pub fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        if self.ended {
+            return Ok(None);
+        }
+        let mut batch = Batch::new(&self.columns, self.limits.rows.min(4096));
+        let filled = {
+            let loan = self.loan.clone();
+            loan.with(|reader| self.fill(reader, &mut batch))
+        };
+        let drained = match filled {
+            Some(Ok(drained)) => drained,
+            Some(Err(e)) => {
+                self.end(false);
+                return Err(e);
+            }
+            None => {
+                self.ended = true;
+                return Err(Error::Programming("Attempt to use a closed cursor.".into()));
+            }
+        };
+        if drained {
+            self.end(true);
+        }
+        if batch.rows == 0 {
+            return Ok(None);
+        }
+        batch.finish(self.schema.clone()).map(Some)
+    }
+
+    /// Appends rows to `batch` until it is full or the result ends; true at the end.
+    fn fill(&mut self, reader: &mut ReadAhead, batch: &mut Batch) -> Result<bool> {
+        loop {
+            let len = reader.block().map_or(0, |b| b.len());
+            if self.pos >= len {
+                self.rows_before += len;
+                self.pos = 0;
+                if reader.fetch_block(|join| join())? == 0 {
+                    return Ok(true);
+                }
+                continue;
+            }
+            let start = self.pos;
+            let end = len.min(start + (self.limits.rows - batch.rows));
+            let first_row = self.rows_before;
+            let rest_of_block = end == len;
+            let mut append =
+                |block: &fastodbc_core::RowBlock| append_rows(batch, block, start..end, first_row);
+            // The rest of the block goes into this batch: the next block is fetched meanwhile.
+            let appended = if rest_of_block {
+                reader.read_ahead(append, |join| join())?
+            } else {
+                match reader.block() {
+                    Some(block) => append(block)?,
+                    None => 0,
+                }
+            };
+            self.pos = start + appended;
+            if appended < end - start
+                || batch.rows >= self.limits.rows
+                || batch.bytes() >= self.limits.bytes
+            {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// Gives the statement back; a result not read to the end is closed.
+    fn end(&mut self, drained: bool) {
+        if !self.ended {
+            self.ended = true;
+            self.loan.end(drained);
+        }
+    }
+}
+
+/// Appends rows `rows` of `block` to every column of `batch`, as many as fit its offsets
+/// (`Column::room_for`); returns how many. `first_row`: the result's row of the block's row 0.
+fn append_rows(
+    batch: &mut Batch,
+    block: &fastodbc_core::RowBlock,
+    rows: std::ops::Range<usize>,
+    first_row: usize,
+) -> Result<usize> {
+    let mut take = rows.len();
+    let column = |i: usize| {
+        block
+            .column(i)
+            .ok_or_else(|| Error::Interface(format!("the block has no column {i}")))
+    };
+    for (i, col) in batch.columns.iter().enumerate() {
+        take = take.min(col.room_for(&column(i)?, rows.start..rows.start + take));
+    }
+    if take == 0 && batch.rows == 0 && !rows.is_empty() {
+        return Err(Error::Data(format!(
+            "row {}: a value passes 2 GiB, more than an Arrow string or binary array holds",
+            first_row + rows.start + 1
+        )));
+    }
+    let range = rows.start..rows.start + take;
+    for (i, col) in batch.columns.iter_mut().enumerate() {
+        col.append(&column(i)?, range.clone(), first_row)?;
+    }
+    batch.rows += take;
+    Ok(take)
+}
+
+impl Drop for ArrowBatches {
+    fn drop(&mut self) {
+        self.end(false);
+    }
+}
+
+impl Iterator for ArrowBatches {
+    type Item = std::result::Result<RecordBatch, ArrowError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_batch()
+            .map_err(|e| ArrowError::ExternalError(Box::new(e)))
+            .transpose()
+    }
+}
+
+impl RecordBatchReader for ArrowBatches {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+}

@@ -1,0 +1,180 @@
+//! The Arrow type table: one `ArrowColumn` per result column, chosen once per result from its
+//! `ColumnPlan` (what the driver described and how the block holds it). The rows path's table is
+//! `plan.rs` plus `fastodbc-py`'s `Converter`; this is the same table for Arrow types.
+
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use fastodbc_core::{ffi, ColumnPlan, TextCodec, ValueKind};
+
+/// Decodes narrow text in a codec only the consumer's host knows (Python's codecs, for
+/// `setdecoding(..., encoding="latin-1")`), into UTF-8.
+pub trait NarrowDecoder: Send + Sync {
+    /// The text of `bytes`, or why it is not text in that codec.
+    fn decode(&self, codec: &str, bytes: &[u8]) -> Result<String, String>;
+}
+
+/// Integer types by their SQL width and signedness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntType {
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+}
+
+impl IntType {
+    fn data_type(self) -> DataType {
+        match self {
+            IntType::I8 => DataType::Int8,
+            IntType::I16 => DataType::Int16,
+            IntType::I32 => DataType::Int32,
+            IntType::I64 => DataType::Int64,
+            IntType::U8 => DataType::UInt8,
+            IntType::U16 => DataType::UInt16,
+            IntType::U32 => DataType::UInt32,
+            IntType::U64 => DataType::UInt64,
+        }
+    }
+}
+
+/// How the block's bytes of a column become Arrow values.
+#[derive(Clone)]
+pub enum Conversion {
+    /// `SQL_C_SBIGINT` elements (or the narrower integer a driver wrote and said so), checked
+    /// against the column's range.
+    Int(IntType),
+    /// An integer column fetched as its text (`Strategy::plan`: psqlODBC, SQLite).
+    IntText(IntType),
+    Float32,
+    Float64,
+    /// A floating-point column fetched as its text.
+    Float64Text,
+    /// Exact numeric text into `decimal128(precision, scale)`, never rounded.
+    Decimal {
+        precision: u8,
+        scale: i8,
+    },
+    Bool,
+    Date,
+    Time,
+    Timestamp,
+    Utf8,
+    Utf16,
+    Narrow(Arc<str>, Arc<dyn NarrowDecoder>),
+    Binary,
+    /// A GUID as the rows path's text (upper-case hex with dashes).
+    GuidText,
+}
+
+/// A result column as Arrow sees it: its field and how its values are converted.
+#[derive(Clone)]
+pub struct ArrowColumn {
+    pub field: Field,
+    pub conversion: Conversion,
+}
+
+/// What the type table needs to know beyond the plan.
+#[derive(Clone, Default)]
+pub struct TypeOptions {
+    /// Declared sizes are not limits (SQLite: an INTEGER holds 64 bits, a REAL 8 bytes).
+    pub sizes_unreliable: bool,
+    /// For narrow text in a codec other than UTF-8.
+    pub narrow: Option<Arc<dyn NarrowDecoder>>,
+}
+
+/// The widest decimal `decimal128` holds.
+const MAX_DECIMAL128_PRECISION: usize = 38;
+
+impl ArrowColumn {
+    /// The type table. `unsigned` is the driver's `SQL_DESC_UNSIGNED` for integer columns.
+    pub fn for_plan(plan: &ColumnPlan, unsigned: bool, opts: &TypeOptions) -> ArrowColumn {
+        let desc = &plan.desc;
+        let text = |codec: &Option<TextCodec>| match codec {
+            Some(TextCodec::Utf16) => Conversion::Utf16,
+            Some(TextCodec::Narrow(name)) => match &opts.narrow {
+                Some(decoder) => Conversion::Narrow(name.as_str().into(), decoder.clone()),
+                // No decoder given: the bytes are checked as UTF-8, and refused if they are not.
+                None => Conversion::Utf8,
+            },
+            _ => Conversion::Utf8,
+        };
+        let (data_type, conversion) = match plan.kind {
+            ValueKind::Text => (DataType::Utf8, text(&plan.codec)),
+            ValueKind::Binary => (DataType::Binary, Conversion::Binary),
+            ValueKind::Bool => (DataType::Boolean, Conversion::Bool),
+            ValueKind::Int => {
+                let int = int_type(desc.sql_type, unsigned, opts.sizes_unreliable);
+                let conversion = match plan.codec {
+                    Some(_) => Conversion::IntText(int),
+                    None => Conversion::Int(int),
+                };
+                (int.data_type(), conversion)
+            }
+            ValueKind::Float if plan.codec.is_some() => {
+                (DataType::Float64, Conversion::Float64Text)
+            }
+            // Only a REAL is 4 bytes; psqlODBC describes float8 as SQL_FLOAT, a double.
+            ValueKind::Float if desc.sql_type == ffi::SQL_REAL && !opts.sizes_unreliable => {
+                (DataType::Float32, Conversion::Float32)
+            }
+            ValueKind::Float => (DataType::Float64, Conversion::Float64),
+            ValueKind::Decimal => {
+                let scale = desc.digits.max(0) as usize;
+                if desc.size == 0 || desc.size > MAX_DECIMAL128_PRECISION || scale > desc.size {
+                    // Wider than decimal128 (or of no stated precision): its exact text.
+                    (DataType::Utf8, Conversion::Utf8)
+                } else {
+                    let (precision, scale) = (desc.size as u8, scale as i8);
+                    (
+                        DataType::Decimal128(precision, scale),
+                        Conversion::Decimal { precision, scale },
+                    )
+                }
+            }
+            ValueKind::Date => (DataType::Date32, Conversion::Date),
+            ValueKind::Time => (DataType::Time64(TimeUnit::Microsecond), Conversion::Time),
+            ValueKind::Timestamp => (
+                DataType::Timestamp(TimeUnit::Microsecond, None),
+                Conversion::Timestamp,
+            ),
+            ValueKind::Guid => (DataType::Utf8, Conversion::GuidText),
+        };
+        ArrowColumn {
+            field: Field::new(desc.name.clone(), data_type, true),
+            conversion,
+        }
+    }
+}
+
+/// The Arrow integer of an integer SQL type: its width, signed unless the driver says unsigned.
+/// Where declared sizes are not limits (SQLite), every integer is 64 bits.
+fn int_type(sql_type: i16, unsigned: bool, sizes_unreliable: bool) -> IntType {
+    if sizes_unreliable {
+        return IntType::I64;
+    }
+    match (sql_type, unsigned) {
+        (ffi::SQL_TINYINT, false) => IntType::I8,
+        (ffi::SQL_TINYINT, true) => IntType::U8,
+        (ffi::SQL_SMALLINT, false) => IntType::I16,
+        (ffi::SQL_SMALLINT, true) => IntType::U16,
+        (ffi::SQL_INTEGER, false) => IntType::I32,
+        (ffi::SQL_INTEGER, true) => IntType::U32,
+        (_, false) => IntType::I64,
+        (_, true) => IntType::U64,
+    }
+}
+
+/// The schema of a result's columns.
+pub fn schema_of(columns: &[ArrowColumn]) -> Schema {
+    Schema::new(
+        columns
+            .iter()
+            .map(|c| c.field.clone())
+            .collect::<Vec<Field>>(),
+    )
+}
