@@ -55,6 +55,19 @@ def test_type_table(backend, table, cnxn, kind):
     assert got.num_rows == len(values) + 1
 
 
+@pytest.mark.parametrize("kind", [k for k in ALL_KINDS if k.endswith(" unsigned")])
+def test_unsigned_integers_whole(backend, table, cnxn, kind):
+    """An unsigned column's values past the signed range (2**63 .. 2**64-1 in BIGINT UNSIGNED)
+    are the values stored, compared with what was inserted (not with the rows path)."""
+    if kind not in backend.arrow_types:
+        pytest.skip(f"{backend.name} has no {kind} column (Profile.arrow_types)")
+    t = table(f"id {backend.ddl('int')} NOT NULL, v {backend.ddl(kind)}")
+    values = edge_values(backend, kind)
+    fill(cnxn, t, ["id", "v"], [(i, x) for i, x in enumerate(values)])
+    got = cnxn.cursor().execute(f"SELECT v FROM {t} ORDER BY id").fetch_arrow_table()
+    assert got.column("v").to_pylist() == values
+
+
 def test_every_kind_in_one_result(backend, table, cnxn):
     """All kinds side by side, rows of values and rows of NULLs alternating, in batches of 3."""
     ks = kinds(backend)
