@@ -120,7 +120,7 @@ def expected(row_value: Any, type_: pa.DataType) -> Any:
             fixed = row_value.quantize(Decimal(1).scaleb(-type_.scale))
         return fixed if fixed == row_value else row_value
     if pa.types.is_string(type_) and isinstance(row_value, uuid.UUID):
-        return str(row_value).upper()  # the rows path's text of a GUID (native_uuid = False)
+        return str(row_value)  # the lower-case canonical text (README: Results as Arrow)
     return row_value
 
 

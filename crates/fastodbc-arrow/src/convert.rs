@@ -49,6 +49,15 @@ pub fn int(b: &[u8], row: usize, at: &Located<'_>) -> Result<i64> {
     })
 }
 
+/// A `SQL_C_UBIGINT` element.
+#[inline]
+pub fn uint64(b: &[u8], row: usize, at: &Located<'_>) -> Result<u64> {
+    match b.first_chunk::<8>() {
+        Some(w) => Ok(u64::from_ne_bytes(*w)),
+        None => Err(at.error(row, format!("the driver returned an invalid integer {b:?}"))),
+    }
+}
+
 /// The integers of a column fetched as text (SQLite): the canonical integer text SQLite writes.
 /// A REAL or text stored in the column cannot be an int64 value: `DataError`, where the rows
 /// path returns a float or a str.
@@ -300,7 +309,7 @@ pub fn var(
     match conversion {
         Conversion::Binary => out.extend_from_slice(b),
         Conversion::Utf16 => {
-            if b.len() % 2 != 0 {
+            if !b.len().is_multiple_of(2) {
                 return Err(decode("UTF-16", b.len() - 1));
             }
             let units = b.chunks_exact(2).map(|u| u16::from_ne_bytes([u[0], u[1]]));

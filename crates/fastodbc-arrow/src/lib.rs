@@ -12,7 +12,7 @@ pub mod reader;
 pub mod schema;
 mod values;
 
-pub use reader::{ArrowBatches, BatchLimits};
+pub use reader::{ArrowBatches, BatchLimits, Interrupt};
 pub use schema::{schema_of, ArrowColumn, Conversion, IntType, NarrowDecoder, TypeOptions};
 
 #[cfg(test)]

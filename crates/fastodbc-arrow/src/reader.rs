@@ -33,6 +33,10 @@ impl Default for BatchLimits {
     }
 }
 
+/// Asked at each block whether the reader must stop (its cursor closed or cancelled from another
+/// thread): the error to stop with.
+pub type Interrupt = Box<dyn Fn() -> Option<Error> + Send>;
+
 /// A result read as record batches.
 pub struct ArrowBatches {
     loan: Arc<StatementLoan>,
@@ -45,6 +49,7 @@ pub struct ArrowBatches {
     rows_before: usize,
     /// The statement went back to its owner (`StatementLoan::end`): drained, failed or closed.
     ended: bool,
+    interrupt: Option<Interrupt>,
 }
 
 impl ArrowBatches {
@@ -67,7 +72,14 @@ impl ArrowBatches {
             pos,
             rows_before: 0,
             ended: false,
+            interrupt: None,
         }
+    }
+
+    /// Stops at the next block with the error `interrupt` returns, if it returns one.
+    pub fn with_interrupt(mut self, interrupt: Interrupt) -> ArrowBatches {
+        self.interrupt = Some(interrupt);
+        self
     }
 
     pub fn schema(&self) -> SchemaRef {
@@ -92,7 +104,7 @@ impl ArrowBatches {
                 return Err(e);
             }
             None => {
-                self.ended = true;
+                self.end(false);
                 return Err(Error::Programming("Attempt to use a closed cursor.".into()));
             }
         };
@@ -109,6 +121,9 @@ impl ArrowBatches {
     fn fill(&mut self, reader: &mut ReadAhead, batch: &mut Batch) -> Result<bool> {
         loop {
             let len = reader.block().map_or(0, |b| b.len());
+            if let Some(e) = self.interrupt.as_ref().and_then(|stop| stop()) {
+                return Err(e);
+            }
             if self.pos >= len {
                 self.rows_before += len;
                 self.pos = 0;

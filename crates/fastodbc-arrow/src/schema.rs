@@ -48,6 +48,8 @@ pub enum Conversion {
     /// `SQL_C_SBIGINT` elements (or the narrower integer a driver wrote and said so), checked
     /// against the column's range.
     Int(IntType),
+    /// An unsigned BIGINT fetched as `SQL_C_UBIGINT`.
+    UInt64,
     /// An integer column fetched as its text (`Strategy::plan`: psqlODBC, SQLite).
     IntText(IntType),
     Float32,
@@ -107,6 +109,9 @@ impl ArrowColumn {
             ValueKind::Text => (DataType::Utf8, text(&plan.codec)),
             ValueKind::Binary => (DataType::Binary, Conversion::Binary),
             ValueKind::Bool => (DataType::Boolean, Conversion::Bool),
+            ValueKind::Int if plan.c_type == ffi::SQL_C_UBIGINT => {
+                (DataType::UInt64, Conversion::UInt64)
+            }
             ValueKind::Int => {
                 let int = int_type(desc.sql_type, unsigned, opts.sizes_unreliable);
                 let conversion = match plan.codec {

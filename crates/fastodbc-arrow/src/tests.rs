@@ -1,1 +1,322 @@
+use std::sync::Arc;
 
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Decimal128Type, Int16Type, Int64Type, UInt8Type};
+use arrow_array::Array;
+use arrow_schema::{DataType, TimeUnit};
+use fastodbc_core::block::testing::{column, fill, store_long};
+use fastodbc_core::plan::{ColumnDescription, ColumnPlan, Decoding, PlanOptions, TextCodec};
+use fastodbc_core::{ffi, Error, ResultPlan, RowBlock};
+
+use crate::convert::{self, Located};
+use crate::schema::{ArrowColumn, TypeOptions};
+use crate::values::Batch;
+
+const AT: Located<'static> = Located {
+    column: "c",
+    first_row: 0,
+};
+
+fn described(sql_type: i16, size: usize, digits: i16, opts: PlanOptions) -> ColumnPlan {
+    let desc = ColumnDescription {
+        name: "c".into(),
+        sql_type,
+        size,
+        digits,
+        nullable: true,
+    };
+    let utf8 = Decoding {
+        char: TextCodec::Utf8,
+        wchar: TextCodec::Utf8,
+    };
+    ColumnPlan::choose_with(desc, &utf8, opts)
+}
+
+fn arrow_type(plan: &ColumnPlan, unsigned: bool, sizes_unreliable: bool) -> DataType {
+    let opts = TypeOptions {
+        sizes_unreliable,
+        narrow: None,
+    };
+    ArrowColumn::for_plan(plan, unsigned, &opts)
+        .field
+        .data_type()
+        .clone()
+}
+
+#[test]
+fn the_type_table() {
+    let none = PlanOptions::default();
+    let t = |sql, size, digits| arrow_type(&described(sql, size, digits, none), false, false);
+    assert_eq!(t(ffi::SQL_TINYINT, 3, 0), DataType::Int8);
+    assert_eq!(t(ffi::SQL_SMALLINT, 5, 0), DataType::Int16);
+    assert_eq!(t(ffi::SQL_INTEGER, 10, 0), DataType::Int32);
+    assert_eq!(t(ffi::SQL_BIGINT, 19, 0), DataType::Int64);
+    assert_eq!(
+        arrow_type(&described(ffi::SQL_INTEGER, 10, 0, none), true, false),
+        DataType::UInt32
+    );
+    assert_eq!(t(ffi::SQL_REAL, 7, 0), DataType::Float32);
+    // psqlODBC's float8 is SQL_FLOAT: a double.
+    assert_eq!(t(ffi::SQL_FLOAT, 17, 0), DataType::Float64);
+    assert_eq!(t(ffi::SQL_DOUBLE, 15, 0), DataType::Float64);
+    assert_eq!(t(ffi::SQL_NUMERIC, 10, 3), DataType::Decimal128(10, 3));
+    assert_eq!(t(ffi::SQL_DECIMAL, 38, 0), DataType::Decimal128(38, 0));
+    // Wider than decimal128: the exact text.
+    assert_eq!(t(ffi::SQL_DECIMAL, 65, 30), DataType::Utf8);
+    assert_eq!(t(ffi::SQL_TYPE_DATE, 10, 0), DataType::Date32);
+    assert_eq!(
+        t(ffi::SQL_TYPE_TIME, 8, 0),
+        DataType::Time64(TimeUnit::Microsecond)
+    );
+    assert_eq!(
+        t(ffi::SQL_TYPE_TIMESTAMP, 26, 6),
+        DataType::Timestamp(TimeUnit::Microsecond, None)
+    );
+    assert_eq!(t(ffi::SQL_BIT, 1, 0), DataType::Boolean);
+    assert_eq!(t(ffi::SQL_VARCHAR, 20, 0), DataType::Utf8);
+    assert_eq!(t(ffi::SQL_WLONGVARCHAR, 0, 0), DataType::Utf8);
+    assert_eq!(t(ffi::SQL_VARBINARY, 20, 0), DataType::Binary);
+    assert_eq!(t(ffi::SQL_LONGVARBINARY, 0, 0), DataType::Binary);
+    assert_eq!(t(ffi::SQL_GUID, 36, 0), DataType::Utf8);
+    // Intervals and other types: their text.
+    assert_eq!(t(-80, 20, 0), DataType::Utf8);
+}
+
+#[test]
+fn sqlite_sizes_are_no_limits() {
+    let sqlite = PlanOptions {
+        sizes_unreliable: true,
+        numbers_as_text: true,
+        ..PlanOptions::default()
+    };
+    let t = |sql, size| arrow_type(&described(sql, size, 0, sqlite), false, true);
+    // An INTEGER holds 64 bits, a REAL 8 bytes, whatever the declaration says.
+    assert_eq!(t(ffi::SQL_INTEGER, 10), DataType::Int64);
+    assert_eq!(t(ffi::SQL_SMALLINT, 5), DataType::Int64);
+    assert_eq!(t(ffi::SQL_REAL, 7), DataType::Float64);
+}
+
+#[test]
+fn decimals_are_exact_or_refused() {
+    let ok = |s: &str, p, sc| convert::decimal(s.as_bytes(), p, sc, 0, &AT).expect(s);
+    assert_eq!(ok("123.45", 10, 2), 12345);
+    assert_eq!(ok("-123.4", 10, 2), -12340);
+    assert_eq!(ok("0", 5, 3), 0);
+    assert_eq!(ok("-0.001", 5, 3), -1);
+    assert_eq!(ok("007.50", 4, 2), 750);
+    assert_eq!(ok(".5", 3, 1), 5);
+    assert_eq!(ok(" 42 ", 2, 0), 42);
+    // Trailing zeros past the scale are no loss.
+    assert_eq!(ok("1.2500", 3, 2), 125);
+    let max = "9".repeat(38);
+    assert_eq!(ok(&max, 38, 0), 10i128.pow(38) - 1);
+    let refused = |s: &str, p, sc| {
+        let e = convert::decimal(s.as_bytes(), p, sc, 0, &AT).expect_err(s);
+        assert!(
+            matches!(e, Error::Data(ref m) if m.contains("column \"c\", row 1")),
+            "{e}"
+        );
+    };
+    refused("1.255", 5, 2);
+    refused("1000", 3, 0);
+    refused("99.5", 3, 2);
+    refused("NaN", 10, 2);
+    refused("1e5", 10, 2);
+    refused("", 10, 2);
+    refused("-", 10, 2);
+    refused("1.2.3", 10, 2);
+    refused(&"9".repeat(60), 38, 0);
+}
+
+#[test]
+fn dates_and_times_count_from_the_epoch() {
+    let date = |y: i16, m: u16, d: u16| {
+        let mut b = y.to_ne_bytes().to_vec();
+        b.extend(m.to_ne_bytes());
+        b.extend(d.to_ne_bytes());
+        convert::date(&b, 0, &AT)
+    };
+    assert_eq!(date(1970, 1, 1).ok(), Some(0));
+    assert_eq!(date(2000, 3, 1).ok(), Some(11_017));
+    assert_eq!(date(1, 1, 1).ok(), Some(-719_162));
+    assert_eq!(date(9999, 12, 31).ok(), Some(2_932_896));
+    assert_eq!(date(2024, 2, 29).ok(), Some(19_782));
+    // What Python's datetime refuses, the rows path refuses: so does Arrow.
+    for (y, m, d) in [
+        (0, 1, 1),
+        (2023, 2, 29),
+        (2024, 0, 1),
+        (2024, 1, 0),
+        (-9999, 1, 1),
+    ] {
+        assert!(date(y, m, d).is_err(), "{y}-{m}-{d}");
+    }
+    let ts = |fields: [u16; 6], fraction: u32| {
+        let mut b = (fields[0] as i16).to_ne_bytes().to_vec();
+        for f in &fields[1..] {
+            b.extend(f.to_ne_bytes());
+        }
+        b.extend(fraction.to_ne_bytes());
+        convert::timestamp(&b, 0, &AT)
+    };
+    assert_eq!(ts([1970, 1, 1, 0, 0, 1], 2_000).ok(), Some(1_000_002));
+    assert_eq!(
+        ts([2026, 11, 26, 17, 41, 9], 815_172_000).ok(),
+        Some(1_795_714_869_815_172)
+    );
+    assert!(ts([2026, 11, 26, 17, 41, 9], 815_172_001).is_err());
+    assert!(ts([2026, 11, 26, 24, 0, 0], 0).is_err());
+    assert_eq!(
+        convert::time(b"17:41:09.5", 0, &AT).ok(),
+        Some(63_669_500_000)
+    );
+    assert!(convert::time(b"25:00:00", 0, &AT).is_err());
+}
+
+/// A block of an integer, a text and a decimal column, with NULLs and a long text value.
+fn mixed_block() -> (ResultPlan, RowBlock, Vec<Option<String>>) {
+    let plan = ResultPlan::new(
+        vec![
+            column(ffi::SQL_SMALLINT, TextCodec::Utf8),
+            column(ffi::SQL_VARCHAR, TextCodec::Utf8),
+            described(ffi::SQL_DECIMAL, 10, 2, PlanOptions::default()),
+        ],
+        1 << 16,
+    );
+    let mut block = RowBlock::new(&plan, 16);
+    let ints: Vec<Option<Vec<u8>>> = (0..10)
+        .map(|i| (i % 4 != 3).then(|| (i as i64 * 1000).to_ne_bytes().to_vec()))
+        .collect();
+    let mut texts: Vec<Option<String>> = (0..10)
+        .map(|i| (i % 3 != 2).then(|| format!("é{i}")))
+        .collect();
+    let decimals: Vec<Option<Vec<u8>>> = (0..10)
+        .map(|i| (i % 5 != 4).then(|| format!("{i}.5").into_bytes()))
+        .collect();
+    fill(&mut block, 0, &ints);
+    let as_bytes: Vec<Option<Vec<u8>>> = texts
+        .iter()
+        .map(|t| t.as_ref().map(|t| t.as_bytes().to_vec()))
+        .collect();
+    fill(&mut block, 1, &as_bytes);
+    fill(&mut block, 2, &decimals);
+    let long = "long value ".repeat(100);
+    store_long(&mut block, 1, 6, long.as_bytes().to_vec());
+    texts[6] = Some(long);
+    (plan, block, texts)
+}
+
+#[test]
+fn a_batch_built_over_two_ranges_holds_every_value_and_equal_lengths() {
+    let (plan, block, texts) = mixed_block();
+    let columns: Vec<ArrowColumn> = plan
+        .columns
+        .iter()
+        .map(|p| ArrowColumn::for_plan(p, false, &TypeOptions::default()))
+        .collect();
+    let mut batch = Batch::new(&columns, 4);
+    for range in [0..3, 3..10] {
+        for (i, col) in batch.columns.iter_mut().enumerate() {
+            let values = block.column(i).expect("column");
+            col.append(&values, range.clone(), 0).expect("append");
+        }
+        batch.rows += range.len();
+    }
+    let schema = Arc::new(crate::schema_of(&columns));
+    let rb = batch.finish(schema).expect("finish");
+    assert_eq!(rb.num_rows(), 10);
+    assert!(rb.columns().iter().all(|c| c.len() == 10));
+    let ints = rb.column(0).as_primitive::<Int16Type>();
+    let text = rb.column(1).as_string::<i32>();
+    let dec = rb.column(2).as_primitive::<Decimal128Type>();
+    for (row, expected) in texts.iter().enumerate() {
+        assert_eq!(ints.is_valid(row), row % 4 != 3);
+        if ints.is_valid(row) {
+            assert_eq!(ints.value(row), row as i16 * 1000);
+        }
+        assert_eq!(
+            text.is_valid(row).then(|| text.value(row).to_string()),
+            *expected
+        );
+        assert_eq!(dec.is_valid(row), row % 5 != 4);
+        if dec.is_valid(row) {
+            assert_eq!(dec.value(row), row as i128 * 100 + 50);
+        }
+    }
+}
+
+#[test]
+fn a_value_out_of_the_columns_range_is_refused_with_its_row() {
+    let plan = ResultPlan::new(vec![column(ffi::SQL_TINYINT, TextCodec::Utf8)], 1 << 16);
+    let mut block = RowBlock::new(&plan, 4);
+    let values: Vec<Option<Vec<u8>>> = [1i64, 255, 256]
+        .iter()
+        .map(|v| Some(v.to_ne_bytes().to_vec()))
+        .collect();
+    fill(&mut block, 0, &values);
+    let unsigned = ArrowColumn::for_plan(&plan.columns[0], true, &TypeOptions::default());
+    let mut batch = Batch::new(std::slice::from_ref(&unsigned), 4);
+    let values = block.column(0).expect("column");
+    batch.columns[0]
+        .append(&values, 0..2, 100)
+        .expect("in range");
+    let e = batch.columns[0]
+        .append(&values, 2..3, 100)
+        .expect_err("256 in a TINYINT UNSIGNED");
+    assert!(
+        e.to_string().contains("row 103") && e.to_string().contains("256"),
+        "{e}"
+    );
+    batch.rows = 2;
+    let schema = Arc::new(crate::schema_of(&[unsigned]));
+    let rb = Batch::finish(batch, schema).expect("finish");
+    let got = rb.column(0).as_primitive::<UInt8Type>();
+    assert_eq!(got.values().to_vec(), vec![1, 255]);
+}
+
+#[test]
+fn integers_stored_as_text_are_read_or_refused() {
+    let plan_text = ResultPlan::new(
+        vec![described(
+            ffi::SQL_INTEGER,
+            10,
+            0,
+            PlanOptions {
+                numbers_as_text: true,
+                sizes_unreliable: true,
+                ..PlanOptions::default()
+            },
+        )],
+        1 << 16,
+    );
+    assert!(plan_text.columns[0].codec.is_some());
+    let mut block = RowBlock::new(&plan_text, 4);
+    let values: Vec<Option<Vec<u8>>> = vec![
+        Some(b"-9223372036854775808".to_vec()),
+        None,
+        Some(b"3.7".to_vec()),
+    ];
+    fill(&mut block, 0, &values);
+    let col = ArrowColumn::for_plan(
+        &plan_text.columns[0],
+        false,
+        &TypeOptions {
+            sizes_unreliable: true,
+            narrow: None,
+        },
+    );
+    let mut batch = Batch::new(std::slice::from_ref(&col), 4);
+    let values = block.column(0).expect("column");
+    batch.columns[0].append(&values, 0..2, 0).expect("integers");
+    let e = batch.columns[0]
+        .append(&values, 2..3, 0)
+        .expect_err("a REAL");
+    assert!(e.to_string().contains("\"3.7\""), "{e}");
+    batch.rows = 2;
+    let rb = batch
+        .finish(Arc::new(crate::schema_of(&[col])))
+        .expect("finish");
+    let got = rb.column(0).as_primitive::<Int64Type>();
+    assert_eq!(got.value(0), i64::MIN);
+    assert!(got.is_null(1));
+}

@@ -65,7 +65,9 @@ impl Column {
             Int(IntType::U8) | IntText(IntType::U8) => Store::U8(Vec::with_capacity(rows)),
             Int(IntType::U16) | IntText(IntType::U16) => Store::U16(Vec::with_capacity(rows)),
             Int(IntType::U32) | IntText(IntType::U32) => Store::U32(Vec::with_capacity(rows)),
-            Int(IntType::U64) | IntText(IntType::U64) => Store::U64(Vec::with_capacity(rows)),
+            Int(IntType::U64) | IntText(IntType::U64) | UInt64 => {
+                Store::U64(Vec::with_capacity(rows))
+            }
             Float32 => Store::F32(Vec::with_capacity(rows)),
             Float64 | Float64Text => Store::F64(Vec::with_capacity(rows)),
             Decimal { .. } => Store::I128(Vec::with_capacity(rows)),
@@ -165,6 +167,9 @@ impl Column {
             }
             (Conversion::Int(t) | Conversion::IntText(t), Store::U64(v)) => {
                 ints(v, nulls, values, rows, &at, *t, text)
+            }
+            (Conversion::UInt64, Store::U64(v)) => {
+                fill(v, nulls, values, rows, |b, r| convert::uint64(b, r, &at))
             }
             (Conversion::Float32, Store::F32(v)) => fill(v, nulls, values, rows, |b, r| {
                 Ok(convert::float(b, r, &at)? as f32)

@@ -114,6 +114,7 @@ pub const SQL_SS_TIMESTAMPOFFSET: i16 = -155;
 pub const SQL_C_CHAR: i16 = 1;
 pub const SQL_C_WCHAR: i16 = -8;
 pub const SQL_C_SBIGINT: i16 = -25;
+pub const SQL_C_UBIGINT: i16 = -27;
 pub const SQL_C_BIT: i16 = -7;
 pub const SQL_C_DOUBLE: i16 = 8;
 pub const SQL_C_BINARY: i16 = -2;

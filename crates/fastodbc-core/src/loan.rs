@@ -31,7 +31,10 @@ pub enum Reclaim {
     Lent,
     /// The reader is done: the statement, and whether its result was read to the end (else
     /// the reader closed the result).
-    Back { reader: ReadAhead, drained: bool },
+    Back {
+        reader: Box<ReadAhead>,
+        drained: bool,
+    },
     /// The statement was freed (the owner closed it meanwhile).
     Gone,
 }
@@ -78,7 +81,7 @@ impl StatementLoan {
         }
         Some(match slot.reader.take() {
             Some(reader) => Reclaim::Back {
-                reader,
+                reader: Box::new(reader),
                 drained: slot.drained,
             },
             None => Reclaim::Gone,

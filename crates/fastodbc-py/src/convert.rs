@@ -92,6 +92,8 @@ pub enum Converter {
     Binary,
     Bool,
     Int,
+    /// An unsigned BIGINT, fetched as `SQL_C_UBIGINT`.
+    UInt,
     /// An integer column read as text (`Strategy::plan`: `numbers_as_text`, `integers_as_text`).
     IntText,
     Float,
@@ -133,6 +135,7 @@ impl Converter {
             ValueKind::Binary => Converter::Binary,
             ValueKind::Bool => Converter::Bool,
             ValueKind::Int if plan.codec.is_some() => Converter::IntText,
+            ValueKind::Int if plan.c_type == fastodbc_core::ffi::SQL_C_UBIGINT => Converter::UInt,
             ValueKind::Int => Converter::Int,
             ValueKind::Float if plan.codec.is_some() => Converter::FloatText,
             ValueKind::Float => Converter::Float,
@@ -233,6 +236,13 @@ impl Converter {
             Converter::Int => {
                 let v = int_of_width(b).ok_or_else(|| bad("integer"))?;
                 v.into_pyobject(py)?.into_any().unbind()
+            }
+            Converter::UInt => {
+                let v = b.first_chunk::<8>().map(|w| u64::from_ne_bytes(*w));
+                v.ok_or_else(|| bad("integer"))?
+                    .into_pyobject(py)?
+                    .into_any()
+                    .unbind()
             }
             Converter::IntText => number_object(py, NumberText::integer(b), b, column)?,
             Converter::FloatText => number_object(py, NumberText::float(b), b, column)?,

@@ -75,7 +75,7 @@ impl CursorState {
                  read it to the end or close it first.",
             )),
             Some(Reclaim::Back { reader, drained }) => {
-                self.stmt = Some(reader);
+                self.stmt = Some(*reader);
                 self.loan = None;
                 let served = self
                     .stmt

@@ -162,7 +162,16 @@ impl Statement {
             if lowercase_names {
                 desc.name = desc.name.to_lowercase();
             }
-            columns.push(ColumnPlan::choose_with(desc, decoding, self.strategy.plan));
+            let mut plan = ColumnPlan::choose_with(desc, decoding, self.strategy.plan);
+            // An unsigned BIGINT passes i64::MAX: fetched as SQL_C_UBIGINT, or the driver
+            // wraps it (MariaDB gave -1 for 18446744073709551615). One call per such column.
+            if plan.c_type == ffi::SQL_C_SBIGINT
+                && plan.desc.sql_type == ffi::SQL_BIGINT
+                && self.column_unsigned(i).unwrap_or(false)
+            {
+                plan.c_type = ffi::SQL_C_UBIGINT;
+            }
+            columns.push(plan);
         }
         let mut plan = ResultPlan::new(columns, block_bytes);
         if !self.strategy.getdata_in_block && plan.columns.iter().any(|c| c.may_truncate) {

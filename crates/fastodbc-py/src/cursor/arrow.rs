@@ -8,14 +8,15 @@ use std::sync::{Arc, Mutex};
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
 use fastodbc_arrow::{ArrowBatches, ArrowColumn, BatchLimits, NarrowDecoder, TypeOptions};
-use fastodbc_core::{StatementLoan, ValueKind};
+use fastodbc_core::{Error, StatementLoan, ValueKind};
 use pyo3::exceptions::{PyImportError, PyStopIteration};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule};
-use pyo3_arrow::{PyRecordBatch, PyRecordBatchReader, PySchema, PyTable};
+use pyo3_arrow::{PyRecordBatchReader, PySchema, PyTable};
 
 use super::shared::{closed_cursor, CursorShared};
 use super::Cursor;
+use crate::cancel::cancelled;
 use crate::connection::Connection;
 use crate::errors;
 use crate::lock::lock;
@@ -62,6 +63,21 @@ impl RecordBatchReader for CursorBatches {
 pub struct ArrowReader {
     stream: Mutex<Option<CursorBatches>>,
     schema: SchemaRef,
+}
+
+/// `batches` as a `pyarrow.Table`, through `pyarrow.RecordBatchReader.from_stream`: `pa.table`
+/// and `pa.record_batch` would first ask whether the object is a pandas DataFrame, and so import
+/// pandas (a quarter of a second) in a process that never uses it.
+fn pyarrow_table(
+    py: Python<'_>,
+    batches: Vec<RecordBatch>,
+    schema: SchemaRef,
+) -> PyResult<Bound<'_, PyAny>> {
+    let table = Bound::new(py, PyTable::try_new(batches, schema)?)?;
+    pyarrow(py, "a pyarrow result")?
+        .getattr("RecordBatchReader")?
+        .call_method1("from_stream", (table,))?
+        .call_method0("read_all")
 }
 
 fn pyarrow<'py>(py: Python<'py>, what: &str) -> PyResult<Bound<'py, PyModule>> {
@@ -138,7 +154,12 @@ impl ArrowReader {
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<PyObject>> {
         pyarrow(py, "iterating a RecordBatchReader")?;
         match self.next_batch(py)? {
-            Some(batch) => Ok(Some(PyRecordBatch::new(batch).to_pyarrow(py)?)),
+            Some(batch) => {
+                let table = pyarrow_table(py, vec![batch], self.schema.clone())?;
+                Ok(Some(
+                    table.call_method0("to_batches")?.get_item(0)?.unbind(),
+                ))
+            }
             None => Ok(None),
         }
     }
@@ -156,7 +177,7 @@ impl ArrowReader {
         while let Some(batch) = self.next_batch(py)? {
             batches.push(batch);
         }
-        PyTable::try_new(batches, self.schema.clone())?.to_pyarrow(py)
+        Ok(pyarrow_table(py, batches, self.schema.clone())?.unbind())
     }
 
     /// Stops reading: the cursor's result is closed, the cursor usable again.
@@ -243,7 +264,19 @@ impl Cursor {
         view.failed = None;
         let loan = Arc::new(StatementLoan::new(reader));
         st.loan = Some(loan.clone());
-        let batches = ArrowBatches::new(loan, columns, start, limits);
+        let shared = self.shared.clone();
+        // Closed or cancelled from another thread: the reader stops at its next block, as
+        // iteration does (a close waits for the batch being filled otherwise).
+        let interrupt = Box::new(move || {
+            if shared.is_closed() {
+                Some(Error::Programming("Attempt to use a closed cursor.".into()))
+            } else if shared.cancel.requested() {
+                Some(cancelled())
+            } else {
+                None
+            }
+        });
+        let batches = ArrowBatches::new(loan, columns, start, limits).with_interrupt(interrupt);
         let schema = batches.schema();
         Ok(ArrowReader {
             stream: Mutex::new(Some(CursorBatches {
