@@ -7,7 +7,9 @@ For every backend x dataset x operation ("case") the peers run interleaved, repe
 repetition (rep 1: every peer once, rep 2: every peer again, ...; the order rotates by one peer
 each repetition so no peer is always first). Every single measurement runs in a fresh process
 (bench/worker.py), so its RSS high-water mark belongs to that operation alone. Reported figures
-are medians over the repetitions; ratios are to pyodbc measured in the same case of the same run.
+are medians over the repetitions; ratios are to pyodbc measured in the same case of the same run
+(the Arrow cases of issue 18: to the Arrow peers, fastodbc's fetchall and the floors measured in
+the same case, bench/report_arrow.py).
 
 PostgreSQL: the benchmark's own persistent cluster (bench/pg.sh), started and stopped here unless
 FASTODBC_BENCH_PG / FASTODBC_BENCH_PG_DSN already point at a server. Datasets are generated and
@@ -193,6 +195,10 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
             # between two levels from run to run (where two client threads and the server land).
             case("iter", key, peers("fastodbc", "pyodbc") + [ITER_BASELINE])
             case("fetchmany", key, peers("fastodbc", "pyodbc"))
+            # Issue 18: to a pyarrow.Table, against the Arrow peers, fastodbc's own fetchall and
+            # the floors, interleaved (the floors' close after a thread serves the rows'
+            # overlapped bound only: not here).
+            case("arrow", key, [dict(p) for p in ARROW_PEERS] + [p for p in floor_peers if not p.get("threaded")])
         small = inner["small"]
         case("fetchall", "mixed_small", peers("fastodbc", "pyodbc", native), inner=small)
         case("iter", "mixed_small", peers("fastodbc", "pyodbc", native), inner=small)
@@ -214,6 +220,15 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
                     cs=f"{base['cs']}StepAPI=1;",
                     autocommit=True,
                 )
+        # fetch_record_batch's memory must stay flat as the result grows, as fetchmany's (with
+        # the streaming options; batches of fetchmany's size, so both sets span whole batches).
+        for key in ("mixed_mid", "mixed"):
+            stream = {"variant": UDF, "cs": f"{base['cs']};{UDF}"}
+            if backend == "sqlite":
+                stream = {"variant": STEP, "cs": f"{base['cs']}StepAPI=1;", "autocommit": True}
+            case("record_batch", key, [dict(p) for p in RECORD_BATCH_PEERS], batch_rows=RECORD_BATCH_ROWS, **stream)
+        # pandas: fetch_df against read_sql over pyodbc; their values are compared once, untimed.
+        case("df", "mixed", [dict(p) for p in DF_PEERS])
         ins = ["fastodbc", "pyodbc-fem", "pyodbc", "arrow-odbc", "turbodbc", "zodbc", native] + (
             ["psycopg-copy"] if backend == "postgresql" else []
         )
@@ -244,6 +259,25 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
 
 #: fastodbc's fetchall, run inside the iteration case (its worker runs this op, not the case's).
 ITER_BASELINE = {"peer": "fastodbc", "op": "fetchall", "label": "fastodbc fetchall"}
+#: The Arrow case's peers (bench/report_arrow.py names them by these labels): fastodbc's
+#: fetch_arrow_table, the Arrow peers to a pyarrow.Table, and fastodbc's own fetchall.
+ARROW_PEERS = (
+    {"peer": "fastodbc", "label": "fastodbc arrow"},
+    {"peer": "turbodbc-arrow"},
+    {"peer": "arrow-odbc"},
+    {"peer": "zodbc-arrow"},
+    ITER_BASELINE,
+)
+#: fetch_record_batch iterated (bench/worker.py) and arrow-odbc's batches of the same size.
+RECORD_BATCH_PEERS = (
+    {"peer": "fastodbc", "label": "fastodbc record_batch"},
+    {"peer": "arrow-odbc", "label": "arrow-odbc batches"},
+)
+RECORD_BATCH_ROWS = 10_000
+DF_PEERS = (
+    {"peer": "fastodbc", "label": "fastodbc fetch_df"},
+    {"peer": "pyodbc", "label": "pandas read_sql"},
+)
 
 
 def peer_label(p: dict) -> str:
@@ -318,6 +352,10 @@ def run_floor(case: dict, p: dict) -> dict:
     }
 
 
+#: The operations that return every row of the case's table (their row count is checked).
+FETCH_OPS = ("fetchall", "iter", "fetchmany", "fetchone", "arrow", "record_batch", "df")
+
+
 def summarise(case: dict, label: str, reps: list[dict]) -> dict:
     ok = [r for r in reps if r.get("error") is None and r.get("seconds") is not None]
     errors = [r["error"] for r in reps if r.get("error")]
@@ -339,7 +377,7 @@ def summarise(case: dict, label: str, reps: list[dict]) -> dict:
         deltas = [r["maxrss"] - r["rss_before"] for r in ok if r.get("rss_before") is not None]
         s["rss_delta_mb"] = statistics.median(deltas) / 2**20 if deltas else None
         exp = case.get("expected_rows")
-        if exp is not None and case["op"] in ("fetchall", "iter", "fetchmany", "fetchone") and s["rows"] != exp:
+        if exp is not None and case["op"] in FETCH_OPS and s["rows"] != exp:
             s["error"] = f"fetched {s['rows']} rows, expected {exp}"
     return s
 
@@ -365,6 +403,9 @@ OTHER_PEERS = ("arrow-odbc", "turbodbc", "turbodbc-arrow", "zodbc", "zodbc-arrow
 #: Iteration is judged against fetchall, measured in another case: with three repetitions each,
 #: the ratio moved by 10% between runs of the same code.
 ITER_REPS = 5
+#: The Arrow and pandas cases judge ratios to peers in the same case (1.3x, 1.15x, 2x): five
+#: repetitions, every judged peer all of them.
+ARROW_REPS = 5
 
 
 def case_reps(case: dict, reps: int) -> int:
@@ -372,11 +413,28 @@ def case_reps(case: dict, reps: int) -> int:
         reps = max(reps, FETCHALL_REPS)
     elif case["op"] == "iter":
         reps = max(reps, ITER_REPS)
+    elif case["op"] in ("arrow", "df"):
+        reps = max(reps, ARROW_REPS)
     short = case["op"] in SHORT_OPS or case["dataset"] in SHORT_DATASETS
     # SQLite's insert takes ~1 s a peer and its ratio sits near the 2x target, where 3-rep
     # medians moved by 20% between runs; PostgreSQL's (pyodbc's ~20 s a rep) keeps the default.
     short = short or (case["op"] == "insert" and case["backend"] == "sqlite")
     return max(reps, SHORT_REPS) if short else reps
+
+
+def other_peer(case: dict, p: dict) -> bool:
+    """A peer that runs the first OTHER_PEER_REPS repetitions only: fetchall's peers beyond
+    pyodbc, and zodbc-arrow in the Arrow case (shown, not judged: bench/report_arrow.py)."""
+    if case["op"] == "fetchall":
+        return p["peer"] in OTHER_PEERS
+    return case["op"] == "arrow" and p["peer"] == "zodbc-arrow"
+
+
+def check_df(case: dict) -> dict:
+    """Has a worker compare fetch_df's DataFrame with read_sql's (untimed, its own process):
+    {"equal": bool, "detail": first difference or None, "rows": n} or {"error": ...}."""
+    r = run_worker(dict(case, op="df-check"), {"peer": "fastodbc"})
+    return {k: r[k] for k in ("equal", "detail", "rows", "error") if k in r}
 
 
 def run_json_script(script: str) -> dict:
@@ -411,11 +469,13 @@ def run_cases(cases: list[dict], reps: int, results: dict) -> None:
         raw: dict[str, list[dict]] = {lb: [] for lb in labels}
         t0 = time.perf_counter()
         dump_error = dump_objects(case) if "objects" in labels else None
+        if case["op"] == "df":
+            case["df_check"] = check_df(case)
         for rep in range(case_reps(case, reps)):
             order = case["peers"][rep % len(case["peers"]) :] + case["peers"][: rep % len(case["peers"])]
             for p in order:
                 label = peer_label(p)
-                if case["op"] == "fetchall" and p["peer"] in OTHER_PEERS and rep >= OTHER_PEER_REPS:
+                if rep >= OTHER_PEER_REPS and other_peer(case, p):
                     continue
                 if p["peer"] in PEER_VENVS and raw[label] and raw[label][0].get("error"):
                     # A peer of its own venv that failed once fails again (it aborts on the

@@ -141,6 +141,86 @@ def op_fetchone(peer: DbapiPeer, conn: Any, sql: str, inner: int) -> int:
     return n
 
 
+# Arrow (issue 18). The table or DataFrame is kept until the clock stops, as fetchall's rows;
+# pyarrow and pandas are imported before it starts (prepare), as a client has them loaded.
+
+
+def op_arrow(peer: DbapiPeer, conn: Any, sql: str, inner: int) -> int:
+    cur = conn.cursor()
+    n = 0
+    for _ in range(inner):
+        cur.execute(sql)
+        table = cur.fetch_arrow_table()
+        KEPT.append(table)
+        n = table.num_rows
+    cur.close()
+    return n
+
+
+def op_record_batch(peer: DbapiPeer, conn: Any, sql: str, inner: int) -> int:
+    """fetch_record_batch iterated, every batch dropped once counted: the streaming case, whose
+    peak memory must not grow with the result (batch_rows: the case's, else the default)."""
+    cur = conn.cursor()
+    batch_rows = peer.spec.get("batch_rows")
+    n = 0
+    for _ in range(inner):
+        n = 0
+        cur.execute(sql)
+        for batch in cur.fetch_record_batch(batch_rows=batch_rows):
+            n += batch.num_rows
+    cur.close()
+    return n
+
+
+def op_df(peer: DbapiPeer, conn: Any, sql: str, inner: int) -> int:
+    """fastodbc's fetch_df; pyodbc's counterpart is pandas.read_sql over its connection, as a
+    user without an ADBC driver or SQLAlchemy calls it (defaults: coerce_float=True)."""
+    n = 0
+    for _ in range(inner):
+        if peer.name == "fastodbc":
+            cur = conn.cursor()
+            cur.execute(sql)
+            df = cur.fetch_df()
+            cur.close()
+        else:
+            df = read_sql(sql, conn)
+        KEPT.append(df)
+        n = len(df)
+    return n
+
+
+def read_sql(sql: str, conn: Any) -> Any:
+    import warnings
+
+    import pandas
+
+    with warnings.catch_warnings():
+        # "pandas only supports SQLAlchemy connectable ...": the DB-API path is the one measured.
+        warnings.simplefilter("ignore", UserWarning)
+        return pandas.read_sql(sql, conn)
+
+
+def check_df(spec: dict[str, Any]) -> dict[str, Any]:
+    """fetch_df's DataFrame against read_sql's over pyodbc, untimed (bench/df_equal.py):
+    {"equal": bool, "detail": the first difference or None, "rows": n}."""
+    import pyodbc
+
+    import df_equal
+    import fastodbc
+
+    sql = spec["sql"]
+    fast = fastodbc.connect(spec["cs"])
+    cur = fast.cursor()
+    cur.execute(sql)
+    ours = cur.fetch_df()
+    fast.close()
+    conn = pyodbc.connect(spec["cs"])
+    theirs = read_sql(sql, conn)
+    conn.close()
+    detail = df_equal.first_difference(ours, theirs)
+    return {"equal": detail is None, "detail": detail, "rows": len(ours)}
+
+
 def op_select1(peer: DbapiPeer, conn: Any, sql: str, inner: int) -> int:
     cur = conn.cursor()
     for _ in range(inner):
@@ -411,8 +491,8 @@ def prepare(spec: dict[str, Any]) -> Callable[[], int]:
         import arrow_odbc
         import pyarrow as pa
 
-        conn = arrow_odbc.connect(spec["cs"], autocommit=False)
-        if op == "fetchall":
+        conn = arrow_odbc.connect(spec["cs"], autocommit=bool(spec.get("autocommit")))
+        if op in ("fetchall", "arrow"):
             # The Arrow counterpart of fetchall: every batch, then one Table (defaults as a user
             # would call it: arrow-odbc sizes its own transit buffers).
             def run() -> int:
@@ -422,11 +502,12 @@ def prepare(spec: dict[str, Any]) -> Callable[[], int]:
                 return table.num_rows
 
             return run
-        if op == "fetchmany":
+        if op in ("fetchmany", "record_batch"):
+            size = spec.get("batch_rows") or FETCHMANY_SIZE
 
             def run() -> int:
                 n = 0
-                for batch in conn.read_arrow_batches(sql, batch_size=FETCHMANY_SIZE):
+                for batch in conn.read_arrow_batches(sql, batch_size=size):
                     n += batch.num_rows
                 return n
 
@@ -435,6 +516,11 @@ def prepare(spec: dict[str, Any]) -> Callable[[], int]:
     if peer_name in OWN_VENV_PEERS:
         return prepare_own_venv_peer(spec)
     peer = DbapiPeer(spec)
+    if op in ("arrow", "record_batch"):
+        import pyarrow  # noqa: F401
+    elif op == "df":
+        import pandas  # noqa: F401
+        import pyarrow  # noqa: F401
     if op == "connect":
 
         def run() -> int:
@@ -450,6 +536,9 @@ def prepare(spec: dict[str, Any]) -> Callable[[], int]:
         "fetchone": op_fetchone,
         "select1": op_select1,
         "describe": op_describe,
+        "arrow": op_arrow,
+        "record_batch": op_record_batch,
+        "df": op_df,
     }[op]
     conn = peer.connect()
     return lambda: fn(peer, conn, sql, inner)
@@ -490,9 +579,9 @@ def prepare_own_venv_peer(spec: dict[str, Any]) -> Callable[[], int]:
             return len(rows)
 
         return run
-    if op != "fetchall":
-        raise ValueError(f"{spec['peer']} peer has no {op}")
     arrow = ARROW_FETCH.get(spec["peer"])
+    if op != "fetchall" and not (op == "arrow" and arrow):
+        raise ValueError(f"{spec['peer']} peer has no {op}")
 
     def run() -> int:
         cur = conn.cursor()
@@ -509,6 +598,12 @@ def main() -> None:
     spec = json.loads(sys.argv[1])
     if spec["op"] == "dump-objects":
         print(json.dumps({"rows": dump_objects(spec)}))
+        return
+    if spec["op"] == "df-check":
+        try:
+            print(json.dumps(check_df(spec)))
+        except Exception as e:  # noqa: BLE001 - the check's failure is its result
+            print(json.dumps({"error": f"{type(e).__name__}: {e}"[:300]}))
         return
     out: dict[str, Any] = {"seconds": None, "rows": None, "rss_before": None, "maxrss": None, "error": None}
     try:

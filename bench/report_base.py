@@ -1,0 +1,149 @@
+"""The report's shared vocabulary: case lookup, medians and ratios, formatting, and verdicts.
+
+bench/report.py (the report and the targets of issue 3) and bench/report_arrow.py (the Arrow
+section, issue 18) both build on these; report.py re-exports them (bench/history.py and the
+bench tests call them as ``report.<name>``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+BIG = ("int10", "varchar5", "unicode3", "mixed", "blob1")
+NATIVE = {"sqlite": "sqlite3", "postgresql": "psycopg"}
+UDF = "UseDeclareFetch=1;Fetch=10000"
+STEP = "StepAPI=1, autocommit"
+VARIANT_LABEL = {UDF: "UseDeclareFetch=1", STEP: "StepAPI=1, autocommit"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Lookup and formatting
+
+
+def find(results: dict, backend: str, dataset: str, op: str, variant: str = "") -> dict | None:
+    for c in results.get("cases", []):
+        if c["backend"] == backend and c["dataset"] == dataset and c["op"] == op and c.get("variant", "") == variant:
+            return c
+    return None
+
+
+def med(case: dict | None, peer: str) -> float | None:
+    if not case:
+        return None
+    r = case["results"].get(peer)
+    if not r or r.get("error") and "median_s" not in r:
+        return None
+    return r.get("median_s")
+
+
+def ratio(case: dict | None, peer: str, base: str = "pyodbc") -> float | None:
+    a, b = med(case, peer), med(case, base)
+    return a / b if a and b else None
+
+
+def rep_seconds(case: dict | None, peer: str) -> list[float]:
+    """The peer's time of each successful repetition."""
+    r = (case or {}).get("results", {}).get(peer) or {}
+    return [x["seconds"] for x in r.get("reps", []) if not x.get("error") and x.get("seconds") is not None]
+
+
+def mann_whitney_p(a: list[float], b: list[float]) -> float | None:
+    """Two-sided exact Mann-Whitney U p-value: how likely two samples this far apart would be if
+    both came from one distribution. Exact counting (no normal approximation) because the
+    benchmark has 5-10 repetitions a peer; ties, rare with float seconds, take half a count."""
+    n, m = len(a), len(b)
+    if n < 3 or m < 3:
+        return None
+    u = sum(1.0 if x > y else 0.5 if x == y else 0.0 for x in a for y in b)
+    # ways[k]: how many of the C(n+m, n) rank orders give U = k; built one element at a time.
+    ways = [[[0] * (i * j + 1) for j in range(m + 1)] for i in range(n + 1)]
+    for i in range(n + 1):
+        for j in range(m + 1):
+            if i == 0 or j == 0:
+                ways[i][j][0] = 1
+                continue
+            w = ways[i][j]
+            # The largest element is from `a` (it beats all j of b) or from `b`.
+            for k, c in enumerate(ways[i - 1][j]):
+                w[k + j] += c
+            for k, c in enumerate(ways[i][j - 1]):
+                w[k] += c
+    dist = ways[n][m]
+    total = sum(dist)
+    centre = n * m / 2
+    far = sum(c for k, c in enumerate(dist) if abs(k - centre) >= abs(u - centre))
+    return min(1.0, far / total)
+
+
+#: Below this p-value a slower median is a measured difference, not the run's noise.
+PARITY_P = 0.05
+
+
+def fmt_s(s: float | None) -> str:
+    if s is None:
+        return "-"
+    if s >= 1:
+        return f"{s:.2f} s"
+    if s >= 1e-3:
+        return f"{s * 1e3:.1f} ms"
+    return f"{s * 1e6:.1f} µs"
+
+
+def fmt_x(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}x"
+
+
+def cell(case: dict | None, peer: str) -> str:
+    """A peer's time ratio to pyodbc, or why there is none."""
+    if not case or peer not in case["results"]:
+        return "n/a"
+    r = case["results"][peer]
+    if "median_s" not in r:
+        return "error"
+    x = ratio(case, peer)
+    return fmt_x(x) if x is not None else fmt_s(r["median_s"])
+
+
+def table(head: list[str], rows: Iterable[list[str]], align: str = "") -> str:
+    align = align or "l" + "r" * (len(head) - 1)
+    sep = "|" + "|".join("---:" if a == "r" else "---" for a in align) + "|"
+    return "\n".join(["| " + " | ".join(head) + " |", sep] + ["| " + " | ".join(r) + " |" for r in rows])
+
+
+def best_floor(c: dict | None) -> tuple[str | None, float | None]:
+    if not c:
+        return None, None
+    floors = [(p, med(c, p)) for p in c["results"] if p.startswith("floor") and med(c, p)]
+    if not floors:
+        return None, None
+    return min(floors, key=lambda t: t[1])
+
+
+# ---------------------------------------------------------------------------------------------
+# Verdicts
+
+
+def status(ok: bool | None, reachable: bool) -> str | None:
+    """A dataset's verdict: met, out of reach (a client costing no more than the ODBC floor plus
+    the Python objects it returns would miss it too), or not met."""
+    if ok is None:
+        return None
+    return "met" if ok else "not met" if reachable else "out of reach"
+
+
+def verdict_of(statuses: list[str | None], labels: list[str] | None = None, beyond: str = "") -> str:
+    """The verdict over every dataset's status; with ``labels`` (one a status) it names the
+    datasets out of reach and why (``beyond``: the bound they are beyond)."""
+    known = [s for s in statuses if s is not None]
+    if not known:
+        return "not measured"
+    partly = " (partly measured)" if len(known) < len(statuses) else ""
+    if all(s == "met" for s in known):
+        return "met" + partly
+    out = [lb for s, lb in zip(statuses, labels or [], strict=False) if s == "out of reach"]
+    why = f" ({beyond})" if beyond else ""
+    if all(s in ("met", "out of reach") for s in known):
+        if not out:
+            return "met where reachable; the rest beyond the ceiling (floor, Python objects)" + partly
+        return f"met where reachable; out of reach on {', '.join(out)}{why}" + partly
+    return "not met" + (f"; out of reach on {', '.join(out)}{why}" if out else "") + partly
