@@ -26,7 +26,7 @@ from hypothesis.control import should_note
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from conftest import ROOT
-from differential import compare, oracles, reading, repro, writing
+from differential import arrow, compare, oracles, reading, repro, writing
 from profiles import PROFILES
 
 pytestmark = pytest.mark.fastodbc_only(reason="read paths and settings of fastodbc")
@@ -149,7 +149,8 @@ def noted(script_of, body) -> None:
 
 @pytest.mark.timeout(TIMEOUT)
 def test_fetch_matches_oracle(db, backend):
-    """Rows the oracle wrote, read by fastodbc along a random read path, equal the oracle's."""
+    """Rows the oracle wrote, read by fastodbc along a random read path and through Arrow
+    (fetch_record_batch), equal the oracle's."""
     oracle = oracle_of(backend)
     names = itertools.count()
     stats = STATS[f"fetch/{backend.name}"]
@@ -178,6 +179,11 @@ def test_fetch_matches_oracle(db, backend):
                     want,
                     cols,
                 )
+                # Arrow values equal the oracle's, which the rows path's equal.
+                arrow.read_and_compare(
+                    cnxn.cursor(), reading.select_sql(name, table, path), reading.params(path), path.arrow,
+                    want, cols, backend,
+                )
             finally:
                 cnxn.close()
 
@@ -191,6 +197,9 @@ def test_fetch_matches_oracle(db, backend):
         stats[f"decoding:{path.char_decoding}/{path.wchar_decoding}"] += 1
         stats[f"option:{path.option.split(';')[0] or 'none'}"] += 1
         stats[f"where_param:{path.where_param}"] += 1
+        stats[f"arrow_batch_rows:{path.arrow.batch_rows}"] += 1
+        stats[f"arrow_batch_bytes:{path.arrow.batch_bytes}"] += 1
+        stats[f"arrow_rows_first:{min(path.arrow.rows_first, 2)}"] += 1
         for op in path.ops:
             stats[f"op:{op[0]}"] += 1
 

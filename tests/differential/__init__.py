@@ -5,6 +5,8 @@ values.py   value strategies per column kind, sizes across the fetch path's thre
 schema.py   random schemas and tables (rows placed at block edges), DDL from the profile
 reading.py  read paths (fetch methods, read-ahead, text C type, block budget) and the
             expected rows at each step
+arrow.py    the Arrow read of the same result (fetch_record_batch in random batch budgets):
+            Arrow types, whole batches, values equal to the oracle's
 writing.py  insert paths (execute, executemany and its strategies)
 oracles.py  the oracle clients (sqlite3, psycopg, PyMySQL)
 compare.py  what fastodbc must return for an oracle's value; strict comparison of rows

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from . import schema
 from . import values as v
+from .arrow import ArrowPath, arrow_paths
 from .compare import compare_rows
 
 # Block budgets (Connection.fetch_buffer_bytes): the default 2 MiB, and budgets so small that
@@ -31,6 +32,8 @@ class ReadPath:
     where_param: bool = False
     order: list[int] = dataclasses.field(default_factory=list)  # column indexes, -1: id
     ops: list[tuple[Any, ...]] = dataclasses.field(default_factory=list)
+    # The Arrow read of the same result (arrow.py), after the rows path's.
+    arrow: ArrowPath | None = None
 
     def wide(self) -> bool:
         return "utf-16le" in (self.char_decoding, self.wchar_decoding)
@@ -93,6 +96,7 @@ def fetch_cases(draw, profile, budget: int):
     order = list(range(len(table.columns))) + [-1]
     path.order = draw(st.permutations(order))
     path.ops = draw(operations(table.n_rows))
+    path.arrow = draw(arrow_paths(table.n_rows))
     return table, path
 
 

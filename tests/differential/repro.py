@@ -123,6 +123,17 @@ def fetch_script(oracle, name: str, table: schema.Table, path: reading.ReadPath)
             "fetchmany-loop": f"while batch := cur.fetchmany({op[-1]}):\n    print(batch)",
             "fetchone-loop": "while (row := cur.fetchone()) is not None:\n    print(row)",
         }[kind])
+    if path.arrow is not None:
+        a = path.arrow
+        lines += [
+            "# The Arrow read of the same result",
+            f"cur.execute({reading.select_sql(name, table, path)!r}{args})",
+            f"print(cur.fetchmany({a.rows_first}))" if a.rows_first else "",
+            f"reader = cur.fetch_record_batch(batch_rows={a.batch_rows!r}, batch_bytes={a.batch_bytes!r})",
+            "print(reader.schema)",
+            "for batch in reader:",
+            "    print(batch.num_rows, [len(c) for c in batch.columns], batch.to_pylist())",
+        ]
     return "\n".join(lines)
 
 

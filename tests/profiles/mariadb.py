@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from .profile import DIFFERENTIAL_KINDS, LOCK_TIMEOUT_S, STANDARD_DDL, STANDARD_DESCRIPTIONS, Profile
+from .profile import (
+    DIFFERENTIAL_KINDS,
+    LOCK_TIMEOUT_S,
+    STANDARD_ARROW_TYPES,
+    STANDARD_DDL,
+    STANDARD_DESCRIPTIONS,
+    Profile,
+)
 
 MARIADB = Profile(
     name="mariadb",
@@ -26,7 +33,9 @@ MARIADB = Profile(
         "timestamp": "DATETIME(6)",  # TIMESTAMP is 1970-2038, in the session's time zone
         "uuid": "UUID",
         "tinyint": "TINYINT",
+        # Unsigned integers (Arrow: uint8-uint64).
         "tinyint unsigned": "TINYINT UNSIGNED",
+        "smallint unsigned": "SMALLINT UNSIGNED",
         "int unsigned": "INT UNSIGNED",
         "bigint unsigned": "BIGINT UNSIGNED",
     },
@@ -42,6 +51,15 @@ MARIADB = Profile(
         "bytes": (bytearray, None, 2**32 - 1, 2**32 - 1, 0),  # LONGBLOB
         "bool": (int, None, 3, 3, 0),  # TINYINT(1)
         "bigint": (int, None, 20, 20, 0),
+    },
+    arrow_types={
+        **STANDARD_ARROW_TYPES,
+        "bool": "int8",  # BOOLEAN is TINYINT(1)
+        "tinyint": "int8",
+        "tinyint unsigned": "uint8",
+        "smallint unsigned": "uint16",
+        "int unsigned": "uint32",
+        "bigint unsigned": "uint64",
     },
     catalog_types={
         "int": (4, "INT"),

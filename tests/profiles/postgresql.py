@@ -65,6 +65,11 @@ POSTGRESQL = Profile(
     short_description=(";MaxVarcharSize=5;MaxLongVarcharSize=5", "VARCHAR"),
     text_width_attributes=";MaxVarcharSize=5;MaxLongVarcharSize=5",
     server_cursor_attributes=SERVER_CURSOR,
+    # An unconstrained numeric is described as (28, the largest scale of the values read).
+    numeric_outgrows_description=(
+        ";" + SERVER_CURSOR.format(n=2),
+        "SELECT CAST(x AS NUMERIC) AS amount FROM (VALUES (1.5), (1.25), (2), (3), (1.123456789)) t(x)",
+    ),
     # A server-side cursor computes rows as they are fetched.
     slow_fetch=(";" + SERVER_CURSOR.format(n=50), "pg_sleep(0.002)::text = ''"),
     # psqlODBC sends -infinity as year -9999 and BC years as negative ones.

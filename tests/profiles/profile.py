@@ -44,6 +44,7 @@ STANDARD_DDL = {
     "numeric(18,4)": "NUMERIC(18,4)",
     "numeric(38,10)": "NUMERIC(38,10)",
     "numeric(38,0)": "NUMERIC(38,0)",
+    "numeric(50,10)": "NUMERIC(50,10)",  # past decimal128's 38 digits (Arrow: its text)
     "varchar(10)": "VARCHAR(10)",
     "varchar(50)": "VARCHAR(50)",
     "varchar(255)": "VARCHAR(255)",
@@ -70,6 +71,31 @@ STANDARD_DESCRIPTIONS = {
     "date": (datetime.date, None, 10, 10, 0),
     "bigint": (int, None, 19, 19, 0),
     "float": (float, None, 15, 15, 0),
+}
+
+# The Arrow type of a column of each kind as fetch_arrow_table gives it (pyarrow's type names;
+# "decimal128(p, s)" as written; tests/arrowcheck.py reads them): integers by their SQL width,
+# REAL float32 where the column really is 4 bytes, NUMERIC(p<=38, s) decimal128(p, s) and wider
+# NUMERIC its text, GUIDs their text. A profile lists the kinds its database has.
+STANDARD_ARROW_TYPES = {
+    "smallint": "int16",
+    "int": "int32",
+    "bigint": "int64",
+    "real": "float32",
+    "float": "float64",
+    "numeric(18,4)": "decimal128(18, 4)",
+    "numeric(38,10)": "decimal128(38, 10)",
+    "numeric(38,0)": "decimal128(38, 0)",
+    "numeric(50,10)": "string",
+    "varchar(50)": "string",
+    "char(5)": "string",
+    "text": "string",
+    "bytes": "binary",
+    "date": "date32",
+    "time": "time64[us]",
+    "timestamp": "timestamp[us]",
+    "bool": "bool",
+    "uuid": "string",
 }
 
 # The columns() catalog's (data_type, type_name) per column kind: the SQL type codes, and
@@ -118,6 +144,8 @@ class Profile:
         default_factory=lambda: dict(STANDARD_CATALOG_TYPES)
     )
     reports_not_null: bool = True  # description's null_ok is False for a NOT NULL column
+    # Per column kind: the Arrow type fetch_arrow_table gives it (STANDARD_ARROW_TYPES).
+    arrow_types: dict[str, str] = dataclasses.field(default_factory=lambda: dict(STANDARD_ARROW_TYPES))
     # -- types
     supports_uuid: bool = True
     uuid_fetched_as_str: bool = False  # the uuid type is described as text: fetched as str
@@ -231,6 +259,12 @@ class Profile:
     # {n} rows a fetch: the server computes rows as they are fetched (None: the driver reads
     # whole results at execute).
     server_cursor_attributes: str | None = None
+    # Connection attributes with which the driver describes a NUMERIC of no declared scale by
+    # the values of the first rows it fetches, and a query (one column `amount`) whose later
+    # values have more decimals than that (read whole, they are described by all its values);
+    # Arrow: decimal128 of the described scale, and DataError for the value that does not fit.
+    # None: no such column.
+    numeric_outgrows_description: tuple[str, str] | None = None
     # Connection attributes and a WHERE condition with which each row the driver fetches
     # takes the server ~2 ms to produce (None: the driver reads whole results at execute).
     slow_fetch: tuple[str, str] | None = None

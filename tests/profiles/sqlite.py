@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime
 
-from .profile import LOCK_TIMEOUT_S, STANDARD_DDL, STANDARD_DESCRIPTIONS, Profile
+from .profile import LOCK_TIMEOUT_S, STANDARD_ARROW_TYPES, STANDARD_DDL, STANDARD_DESCRIPTIONS, Profile
 
 SQLITE = Profile(
     name="sqlite",
@@ -41,6 +41,13 @@ SQLITE = Profile(
         "numeric(18,4)": (8, "NUMERIC(18,4)"),
     },
     reports_not_null=False,
+    arrow_types={
+        **{k: t for k, t in STANDARD_ARROW_TYPES.items() if k != "uuid"},  # no uuid type
+        # Declared sizes are no limits: every integer column holds 64 bits, REAL is a double,
+        # NUMERIC is described as a double (numeric_is_float).
+        **dict.fromkeys(("smallint", "int", "bigint"), "int64"),
+        **dict.fromkeys(("real", "numeric(18,4)", "numeric(38,10)", "numeric(38,0)", "numeric(50,10)"), "float64"),
+    },
     supports_uuid=False,
     guid_params_broken=True,  # sqliteodbc refuses SQL_C_GUID (07009)
     float_digits=15,
