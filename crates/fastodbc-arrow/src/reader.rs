@@ -161,6 +161,12 @@ impl ArrowBatches {
         }
     }
 
+    /// Stops reading: the result is closed, whether a batch was read or not (an explicit close;
+    /// a reader merely dropped before its first batch leaves the result unread).
+    pub fn close(&mut self) {
+        self.end(LoanEnd::Abandoned);
+    }
+
     /// Gives the statement back; a result abandoned part way is closed.
     fn end(&mut self, end: LoanEnd) {
         if !self.ended {

@@ -183,7 +183,11 @@ impl ArrowReader {
     /// Stops reading: the cursor's result is closed, the cursor usable again.
     fn close(&self, py: Python<'_>) {
         let stream = lock(py, &self.stream).take();
-        py.allow_threads(|| drop(stream));
+        py.allow_threads(|| {
+            if let Some(mut stream) = stream {
+                stream.batches.close();
+            }
+        });
     }
 
     /// True once the reader was read to its end, closed, or exported as a stream.
