@@ -37,6 +37,11 @@ impl Default for BatchLimits {
 /// thread): the error to stop with.
 pub type Interrupt = Box<dyn Fn() -> Option<Error> + Send>;
 
+/// Rows the first batch's columns are allocated for (a block's worth, at most).
+const FIRST_BATCH_ROWS: usize = 4096;
+/// Rows a later batch's columns are allocated for at most, whatever `BatchLimits::rows` says.
+const MAX_PRESIZED_ROWS: usize = 1 << 20;
+
 /// A result read as record batches.
 pub struct ArrowBatches {
     loan: Arc<StatementLoan>,
@@ -51,6 +56,8 @@ pub struct ArrowBatches {
     ended: bool,
     /// A batch was asked for: dropped before that, the reader leaves the result unread.
     started: bool,
+    /// Batches that ended at the row limit.
+    full_batches: usize,
     interrupt: Option<Interrupt>,
 }
 
@@ -75,6 +82,7 @@ impl ArrowBatches {
             rows_before: 0,
             ended: false,
             started: false,
+            full_batches: 0,
             interrupt: None,
         }
     }
@@ -96,7 +104,15 @@ impl ArrowBatches {
             return Ok(None);
         }
         self.started = true;
-        let mut batch = Batch::new(&self.columns, self.limits.rows.min(4096));
+        // After a batch full by its row limit the next is likely full too: its columns are
+        // allocated whole at once, not grown by doubling (copies and page faults of a batch's
+        // size again); the first batch starts small, for short results.
+        let rows = if self.full_batches > 0 {
+            self.limits.rows.min(MAX_PRESIZED_ROWS)
+        } else {
+            self.limits.rows.min(FIRST_BATCH_ROWS)
+        };
+        let mut batch = Batch::new(&self.columns, rows);
         let filled = {
             let loan = self.loan.clone();
             loan.with(|reader| self.fill(reader, &mut batch))
@@ -117,6 +133,9 @@ impl ArrowBatches {
         }
         if batch.rows == 0 {
             return Ok(None);
+        }
+        if batch.rows >= self.limits.rows {
+            self.full_batches += 1;
         }
         batch.finish(self.schema.clone()).map(Some)
     }
