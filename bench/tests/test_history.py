@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import re
 
 import pytest
 from bench_modules import BENCH, load
@@ -43,7 +44,13 @@ def test_a_partial_run_says_how_many_datasets_it_measured() -> None:
 
 def test_line_names_the_run() -> None:
     cells = [c.strip() for c in history.line(LATEST_FULL).strip("|").split("|")]
-    assert cells[:3] == ["2026-11-26T06:12:33Z", "full", "`28fc7e7`"]
+    # Whichever run latest-full holds: its start in UTC with a Z, its scale, its commit.
+    meta = LATEST_FULL["meta"]
+    assert meta["started_utc"].endswith("+00:00")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", cells[0])
+    assert cells[0] == meta["started_utc"].replace("+00:00", "Z")
+    assert cells[1:3] == ["full", f"`{meta['machine']['git']}`"]
+    assert re.fullmatch(r"`[0-9a-f]{7,40}`", cells[2])
     assert len(cells) == 3 + len(history.HEADLINE) + 3
     assert cells[-1] == ""  # a complete run: no options beyond --scale
     met, measured = map(int, cells[-3].split("/"))
