@@ -3,7 +3,7 @@
 //! out equal through both or raises the same `DataError` through both.
 
 use arrow_buffer::NullBufferBuilder;
-use fastodbc_core::types::numeric::NumberText;
+use fastodbc_core::types::numeric::{int_of_width, NumberText};
 use fastodbc_core::types::{guid, temporal};
 use fastodbc_core::{ColumnValues, Error, Result};
 
@@ -37,24 +37,15 @@ impl Located<'_> {
     }
 }
 
-/// An integer element: SQL_C_SBIGINT's 8 bytes, or fewer where the driver wrote the column's
-/// own narrower integer and said so (MariaDB's catalog results).
+/// An integer element (`types::numeric::int_of_width`, as the rows path reads it).
 #[inline]
 pub fn int(b: &[u8], row: usize, at: &Located<'_>) -> Result<i64> {
-    Ok(match *b {
-        [x] => x as i8 as i64,
-        [x, y] => i16::from_ne_bytes([x, y]) as i64,
-        [x, y, z, w] => i32::from_ne_bytes([x, y, z, w]) as i64,
-        _ => match b.first_chunk::<8>() {
-            Some(w) => i64::from_ne_bytes(*w),
-            None => {
-                return Err(at.error(
-                    row,
-                    "22018",
-                    format!("the driver returned an invalid integer {b:?}"),
-                ))
-            }
-        },
+    int_of_width(b).ok_or_else(|| {
+        at.error(
+            row,
+            "22018",
+            format!("the driver returned an invalid integer {b:?}"),
+        )
     })
 }
 

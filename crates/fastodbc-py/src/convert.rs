@@ -1,7 +1,7 @@
 //! Fetched values to Python objects: one `Converter` per column, chosen once per result set
 //! from the column plan (and any output converter the user registered for its SQL type).
 
-use fastodbc_core::types::numeric::NumberText;
+use fastodbc_core::types::numeric::{int_of_width, NumberText};
 use fastodbc_core::types::{guid, temporal};
 use fastodbc_core::{Cell, ColumnPlan, RowBlock, TextCodec, ValueKind};
 use fastodbc_pystr::PreparedRows;
@@ -338,18 +338,6 @@ impl Converter {
             Converter::User(f) => f.bind(py).call1((PyBytes::new(py, b),))?.unbind(),
         })
     }
-}
-
-/// An integer cell: SQL_C_SBIGINT's 8 bytes, or fewer where the driver wrote the column's own
-/// narrower integer and said so in the length (MariaDB Connector/ODBC 3.1 does for the
-/// SMALLINT columns of its catalog results, `getTypeInfo`'s among them).
-fn int_of_width(b: &[u8]) -> Option<i64> {
-    Some(match *b {
-        [x] => x as i8 as i64,
-        [_, _] => i16::from_ne_bytes(b.try_into().ok()?) as i64,
-        [_, _, _, _] => i32::from_ne_bytes(b.try_into().ok()?) as i64,
-        _ => i64::from_ne_bytes(b.try_into().ok()?),
-    })
 }
 
 /// A date or timestamp from the driver that `datetime` cannot hold (year 0 or past 9999, month

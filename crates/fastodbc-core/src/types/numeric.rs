@@ -4,6 +4,20 @@
 mod decimal_param;
 pub use decimal_param::{decimal_parts, plain_decimal};
 
+/// An integer element: SQL_C_SBIGINT's 8 bytes, or fewer where the driver wrote the column's
+/// own narrower integer and said so in the length (MariaDB Connector/ODBC 3.1 does for the
+/// SMALLINT columns of its catalog results, `getTypeInfo`'s among them); `None` for any other
+/// length. Every consumer reads integer cells through this.
+#[inline]
+pub fn int_of_width(b: &[u8]) -> Option<i64> {
+    Some(match *b {
+        [x] => x as i8 as i64,
+        [x, y] => i16::from_ne_bytes([x, y]) as i64,
+        [x, y, z, w] => i32::from_ne_bytes([x, y, z, w]) as i64,
+        _ => i64::from_ne_bytes(b.try_into().ok()?),
+    })
+}
+
 /// A value of a number column fetched as text (`Quirks::converts_numbers_silently`). SQLite keeps
 /// whatever a column is given: an INTEGER column holds integers, but also REALs its affinity
 /// could not turn into integers (3.7, 1e20), and any column can hold text that does not look

@@ -65,10 +65,10 @@ pub struct ArrowReader {
     schema: SchemaRef,
 }
 
-/// `batches` as a `pyarrow.Table`, through `pyarrow.RecordBatchReader.from_stream`: `pa.table`
+/// `batches` as a `pyarrow.RecordBatchReader` (`RecordBatchReader.from_stream`): `pa.table`
 /// and `pa.record_batch` would first ask whether the object is a pandas DataFrame, and so import
 /// pandas (a quarter of a second) in a process that never uses it.
-fn pyarrow_table(
+fn pyarrow_batches(
     py: Python<'_>,
     batches: Vec<RecordBatch>,
     schema: SchemaRef,
@@ -76,8 +76,7 @@ fn pyarrow_table(
     let table = Bound::new(py, PyTable::try_new(batches, schema)?)?;
     pyarrow(py, "a pyarrow result")?
         .getattr("RecordBatchReader")?
-        .call_method1("from_stream", (table,))?
-        .call_method0("read_all")
+        .call_method1("from_stream", (table,))
 }
 
 fn pyarrow<'py>(py: Python<'py>, what: &str) -> PyResult<Bound<'py, PyModule>> {
@@ -155,10 +154,8 @@ impl ArrowReader {
         pyarrow(py, "iterating a RecordBatchReader")?;
         match self.next_batch(py)? {
             Some(batch) => {
-                let table = pyarrow_table(py, vec![batch], self.schema.clone())?;
-                Ok(Some(
-                    table.call_method0("to_batches")?.get_item(0)?.unbind(),
-                ))
+                let reader = pyarrow_batches(py, vec![batch], self.schema.clone())?;
+                Ok(Some(reader.call_method0("read_next_batch")?.unbind()))
             }
             None => Ok(None),
         }
@@ -177,7 +174,8 @@ impl ArrowReader {
         while let Some(batch) = self.next_batch(py)? {
             batches.push(batch);
         }
-        Ok(pyarrow_table(py, batches, self.schema.clone())?.unbind())
+        let reader = pyarrow_batches(py, batches, self.schema.clone())?;
+        Ok(reader.call_method0("read_all")?.unbind())
     }
 
     /// Stops reading: the cursor's result is closed, the cursor usable again.
