@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 #: Bump when any generator changes: cached tables of another version are reloaded.
 GENERATOR_VERSION = 1
@@ -63,6 +64,8 @@ class Column:
     name: str
     pg: str
     sqlite: str
+    #: MariaDB's type, where a dataset is created there (the bulk load cases' table of ``mixed``).
+    mariadb: str = ""
 
 
 @dataclass(frozen=True)
@@ -219,15 +222,16 @@ DATASETS: dict[str, Dataset] = {
     "mixed": Dataset(
         "mixed",
         (
-            Column("id", "integer", "INTEGER"),
-            Column("big", "bigint", "BIGINT"),
-            Column("num", "numeric(18,4)", "NUMERIC(18,4)"),
-            Column("dbl", "double precision", "DOUBLE"),
-            Column("s50", "varchar(50)", "VARCHAR(50)"),
-            Column("s200", "varchar(200)", "VARCHAR(200)"),
-            Column("d", "date", "DATE"),
-            Column("ts", "timestamp", "TIMESTAMP"),
-            Column("flag", "boolean", "BOOLEAN"),
+            Column("id", "integer", "INTEGER", "INT"),
+            Column("big", "bigint", "BIGINT", "BIGINT"),
+            Column("num", "numeric(18,4)", "NUMERIC(18,4)", "DECIMAL(18,4)"),
+            Column("dbl", "double precision", "DOUBLE", "DOUBLE"),
+            Column("s50", "varchar(50)", "VARCHAR(50)", "VARCHAR(50)"),
+            Column("s200", "varchar(200)", "VARCHAR(200)", "VARCHAR(200)"),
+            Column("d", "date", "DATE", "DATE"),
+            # DATETIME(3): the milliseconds the rows carry (DATETIME keeps none).
+            Column("ts", "timestamp", "TIMESTAMP", "DATETIME(3)"),
+            Column("flag", "boolean", "BOOLEAN", "BOOLEAN"),
         ),
         mixed_rows,
         9,
@@ -240,6 +244,10 @@ INSERT_SEED = 4242
 
 # Which generator each scale key uses.
 FAMILY = {"mixed_mid": "mixed", "mixed_small": "mixed"}
+
+
+def sqlite_cs(path: Path) -> str:
+    return f"Driver={{SQLite3}};Database={path};"
 
 
 def table_name(key: str, scale: str) -> str:
@@ -258,6 +266,28 @@ def tables_for(scale: str) -> dict[str, tuple[Dataset, int]]:
 
 def insert_rows(n: int) -> list[tuple]:
     return list(mixed_rows(n, INSERT_SEED))
+
+
+def mixed_arrow_table(rows: list[tuple]) -> Any:
+    """Rows of ``mixed`` as a ``pyarrow.Table`` of the types a client would give them (timestamps
+    in milliseconds, what the rows carry): the input of the Arrow inserts and bulk loads."""
+    import pyarrow as pa
+
+    schema = pa.schema(
+        [
+            ("id", pa.int32()),
+            ("big", pa.int64()),
+            ("num", pa.decimal128(18, 4)),
+            ("dbl", pa.float64()),
+            ("s50", pa.string()),
+            ("s200", pa.string()),
+            ("d", pa.date32()),
+            ("ts", pa.timestamp("ms")),
+            ("flag", pa.bool_()),
+        ]
+    )
+    cols = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
+    return pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(cols, schema, strict=True)], schema=schema)
 
 
 # ---------------------------------------------------------------------------------------------

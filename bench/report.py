@@ -19,6 +19,7 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
 import report_arrow  # noqa: E402 - bench/ is not a package
+import report_bulk  # noqa: E402
 from report_base import (  # noqa: E402, F401 - re-exported: bench/history.py and the tests use report.<name>
     BIG,
     NATIVE,
@@ -78,7 +79,7 @@ def case_line(c: dict) -> str:
         if "median_s" not in r:
             parts.append(f"{peer} ERROR")
             continue
-        if c["op"] == "insert":
+        if c["op"] in ("insert", "ingest", "ingest_parquet"):
             parts.append(f"{peer} {r['rows'] / r['median_s']:,.0f} rows/s")
             continue
         x = ratio(c, peer) if peer != "pyodbc" else None
@@ -750,7 +751,15 @@ def render(results: dict) -> str:
         + (f" zodbc {pk['zodbc']} (its own venv, Python {pk.get('zodbc-beside')})," if pk.get("zodbc") else "")
         + f" pyarrow {pk.get('pyarrow')}, psycopg {pk.get('psycopg')} (binary {pk.get('psycopg-binary')}); stdlib"
         f" sqlite {mach['stdlib_sqlite']}; unixODBC {deb.get('unixodbc')}, psqlODBC {deb.get('odbc-postgresql')},"
-        f" sqliteodbc {deb.get('libsqliteodbc')}, PostgreSQL server {mach.get('postgresql_server', '-')}.",
+        f" sqliteodbc {deb.get('libsqliteodbc')}, PostgreSQL server {mach.get('postgresql_server', '-')}"
+        + (
+            f"; MariaDB server {mach['mariadb_server']}, Connector/ODBC {deb.get('odbc-mariadb')},"
+            f" PyMySQL {pk.get('PyMySQL')}"
+            if mach.get("mariadb_server")
+            else ""
+        )
+        + (f"; odbc2parquet {mach['odbc2parquet']}" if mach.get("odbc2parquet") else "")
+        + ".",
         "",
         "Rows per dataset: " + ", ".join(f"{k} {v:,}" for k, v in m["rows"].items()) + ".",
         "",
@@ -759,6 +768,7 @@ def render(results: dict) -> str:
         targets_table(results),
         "",
         *report_arrow.section(results),
+        *report_bulk.section(results),
         "#### Fetch: time of one execute + fetch, median; ratios are time / pyodbc's (lower is faster)",
         "",
         fetch_tables(results),

@@ -36,7 +36,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -45,9 +44,11 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
+import bulk  # noqa: E402
 import datasets  # noqa: E402
 import history  # noqa: E402
 import report  # noqa: E402
+from child import run_child  # noqa: E402
 
 PYTHON = sys.executable
 #: Peers that run under an interpreter of their own: turbodbc builds against another pyarrow
@@ -137,18 +138,19 @@ class PgCluster:
 # Cases
 
 
-def sqlite_cs(path: Path) -> str:
-    return f"Driver={{SQLite3}};Database={path};"
-
-
 def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, Any]]:
     cfg = CONFIG[scale]
     rows = datasets.SCALES[scale]
     cases = []
-    for backend in backends:
+    # MariaDB hosts the bulk load cases only (bench/bulk.py).
+    for backend in (b for b in backends if b in NATIVE):
         native = NATIVE[backend]
         if backend == "sqlite":
-            base = {"backend": backend, "cs": sqlite_cs(datasets.SQLITE_PATH), "sqlite_path": str(datasets.SQLITE_PATH)}
+            base = {
+                "backend": backend,
+                "cs": datasets.sqlite_cs(datasets.SQLITE_PATH),
+                "sqlite_path": str(datasets.SQLITE_PATH),
+            }
         else:
             base = {
                 "backend": backend,
@@ -236,7 +238,10 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
             {"peer": p, "rows": min(rows["insert"], cfg["insert_cap"].get((backend, p), rows["insert"]))} for p in ins
         ]
         if backend == "sqlite":
-            ins_base = {"cs": sqlite_cs(datasets.SQLITE_INSERT_PATH), "sqlite_path": str(datasets.SQLITE_INSERT_PATH)}
+            ins_base = {
+                "cs": datasets.sqlite_cs(datasets.SQLITE_INSERT_PATH),
+                "sqlite_path": str(datasets.SQLITE_INSERT_PATH),
+            }
         else:
             ins_base = {}
         case(
@@ -252,6 +257,7 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
             inner=inner["describe"],
             sql=f"SELECT * FROM {int10} WHERE 1 = 0",
         )
+    cases += bulk.build_cases(scale, backends)
     for i, c in enumerate(cases):
         c["id"] = i
     return cases
@@ -324,18 +330,10 @@ def run_floor(case: dict, p: dict) -> dict:
         return {"error": "odbc-floor not built (cargo build --release -p odbc-floor)"}
     cmd = [str(FLOOR), "--connect", case["cs"], "--sql", case["sql"], "--text", p["text"]]
     cmd += ["--rowset-rows", str(p["rowset"]), "--repeat", "1"] + (["--threaded"] if p.get("threaded") else [])
-    with tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
-        timer = threading.Timer(WORKER_TIMEOUT, proc.kill)
-        timer.start()
-        out = proc.stdout.read()
-        _, status, ru = os.wait4(proc.pid, 0)
-        timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        err.seek(0)
-        errtext = err.read().strip()
+    proc = run_child(cmd, WORKER_TIMEOUT)
+    out = proc.stdout
     if proc.returncode != 0:
-        return {"error": f"odbc-floor exit {proc.returncode}: {errtext[-300:]}"}
+        return {"error": f"odbc-floor exit {proc.returncode}: {proc.stderr[-300:]}"}
     try:
         doc = json.loads(out.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
@@ -348,7 +346,7 @@ def run_floor(case: dict, p: dict) -> dict:
         "close_seconds": close[0],
         "rows": doc["rows"],
         "rss_before": None,
-        "maxrss": ru.ru_maxrss * 1024,
+        "maxrss": proc.maxrss,
     }
 
 
@@ -360,6 +358,10 @@ def summarise(case: dict, label: str, reps: list[dict]) -> dict:
     ok = [r for r in reps if r.get("error") is None and r.get("seconds") is not None]
     errors = [r["error"] for r in reps if r.get("error")]
     s: dict[str, Any] = {"reps": reps, "n_ok": len(ok), "error": errors[0] if errors else None}
+    # The bulk cases' checks (bench/bulk.py): a load or export that differed from its input.
+    wrong = [r["wrong"] for r in ok if r.get("wrong")]
+    if wrong:
+        s["wrong"] = f"{len(wrong)} of {len(ok)} reps: {wrong[0]}"
     if ok:
         s["median_s"] = statistics.median(r["seconds"] for r in ok)
         s["min_s"] = min(r["seconds"] for r in ok)
@@ -415,6 +417,8 @@ def case_reps(case: dict, reps: int) -> int:
         reps = max(reps, ITER_REPS)
     elif case["op"] in ("arrow", "df"):
         reps = max(reps, ARROW_REPS)
+    elif case["op"] in bulk.OPS:
+        return max(reps, bulk.REPS[case["op"]])
     short = case["op"] in SHORT_OPS or case["dataset"] in SHORT_DATASETS
     # SQLite's insert takes ~1 s a peer and its ratio sits near the 2x target, where 3-rep
     # medians moved by 20% between runs; PostgreSQL's (pyodbc's ~20 s a rep) keeps the default.
@@ -483,6 +487,8 @@ def run_cases(cases: list[dict], reps: int, results: dict) -> None:
                     continue
                 if p["peer"] == "floor":
                     r = run_floor(case, p)
+                elif case["op"] == "export":
+                    r = bulk.run_export(case, p, run_worker, WORKER_TIMEOUT)
                 elif p["peer"] == "objects" and dump_error:
                     r = dump_error
                 else:
@@ -552,7 +558,7 @@ def machine_info(backends: list[str]) -> dict[str, Any]:
             break
     mem = Path("/proc/meminfo").read_text().splitlines()[0].split()[1]
     pkgs = {}
-    for name in ("fastodbc", "pyodbc", "arrow-odbc", "pyarrow", "psycopg", "psycopg-binary", "psutil"):
+    for name in ("fastodbc", "pyodbc", "arrow-odbc", "pyarrow", "psycopg", "psycopg-binary", "psutil", "PyMySQL"):
         try:
             pkgs[name] = version(name)
         except PackageNotFoundError:
@@ -579,7 +585,7 @@ def machine_info(backends: list[str]) -> dict[str, Any]:
         "stdlib_sqlite": sqlite3.sqlite_version,
         "debian": {
             p: sh(["dpkg-query", "-W", "-f=${Version}", p])
-            for p in ("unixodbc", "odbc-postgresql", "libsqliteodbc", "postgresql-15")
+            for p in ("unixodbc", "odbc-postgresql", "libsqliteodbc", "postgresql-15", "odbc-mariadb")
         },
         "git": sh(["git", "-C", str(ROOT), "describe", "--always", "--dirty"]),
         "odbc_floor": FLOOR.exists(),
@@ -592,6 +598,18 @@ def machine_info(backends: list[str]) -> dict[str, Any]:
                 info["postgresql_server"] = c.execute("SHOW server_version").fetchone()[0]
         except Exception as e:  # noqa: BLE001
             info["postgresql_server"] = f"unknown ({e})"
+    if "mariadb" in backends:
+        try:
+            import pymysql
+
+            con = pymysql.connect(**bulk.mariadb_params(os.environ["FASTODBC_BENCH_MARIADB"]))
+            with con.cursor() as cur:
+                cur.execute("SELECT VERSION()")
+                info["mariadb_server"] = cur.fetchone()[0]
+            con.close()
+        except Exception as e:  # noqa: BLE001
+            info["mariadb_server"] = f"unknown ({e})"
+    info["odbc2parquet"] = sh([str(bulk.ODBC2PARQUET), "--version"]).removeprefix("odbc2parquet ") or None
     return info
 
 
@@ -602,7 +620,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", choices=sorted(CONFIG), default="quick")
     ap.add_argument("--reps", type=int, help="repetitions per case (default: per scale)")
-    ap.add_argument("--backend", action="append", choices=["sqlite", "postgresql"], help="default: both")
+    ap.add_argument(
+        "--backend", action="append", choices=list(bulk.BACKENDS), help="default: all (MariaDB: the bulk loads only)"
+    )
     ap.add_argument("--only", action="append", help="run only cases whose '<backend> <dataset> <op>' contains this")
     ap.add_argument("--no-floor", action="store_true", help="skip the odbc-floor runs")
     ap.add_argument("--no-codec", action="store_true", help="skip the Python codec micro-benchmark")
@@ -615,7 +635,7 @@ def main() -> int:
     )
     ap.add_argument("--tag", default="", help="suffix for the result file names")
     args = ap.parse_args()
-    backends = args.backend or ["sqlite", "postgresql"]
+    backends = args.backend or list(bulk.BACKENDS)
     reps = args.reps or CONFIG[args.scale]["reps"]
     os.environ.setdefault("ODBCSYSINI", str(ROOT / "build" / "odbc"))
     # SIGTERM (make interrupted) must still stop the cluster: turn it into SystemExit.
@@ -624,11 +644,15 @@ def main() -> int:
     command = " ".join(["python", "bench/run.py", *sys.argv[1:]])
     results: dict[str, Any] = {"cases": []}
     snap = snapshot_fastodbc()
-    with PgCluster() if "postgresql" in backends else _Null():
+    with (
+        PgCluster() if "postgresql" in backends else _Null(),
+        bulk.MariaDbServer(read_env_file) if "mariadb" in backends else _Null(),
+    ):
         if "sqlite" in backends:
             datasets.load_sqlite(args.scale, log=log)
         if "postgresql" in backends:
             datasets.load_postgresql(args.scale, log=log)
+        bulk.prepare(args.scale, backends, log=log)
         results["meta"] = {
             "scale": args.scale,
             "reps": reps,

@@ -15,3 +15,7 @@ fi
 if ! bash bench/zodbc.sh; then
     echo "bench: zodbc could not be installed; its cases will report it as not installed" >&2
 fi
+# odbc2parquet: the export peer (issue 19), compiled by cargo into bench/data/odbc2parquet.
+if ! bash bench/odbc2parquet.sh; then
+    echo "bench: odbc2parquet could not be built; its cases will report it as not installed" >&2
+fi

@@ -9,7 +9,8 @@ the operation with ``time.perf_counter`` and prints one JSON line:
 
 ``seconds`` is per operation: operations that are too short to time once (SELECT 1, connect,
 describe, the small-set fetches) run ``inner`` times and report the mean. Python's cyclic GC
-stays enabled, as in an application.
+stays enabled, as in an application. The bulk loads of issue 19 are bench/worker_bulk.py's; their
+check after the clock adds ``"wrong"`` (the first difference from the input, or null).
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import bulk_check  # noqa: E402
 import datasets  # noqa: E402 - bench/ is not a package
+import worker_bulk  # noqa: E402
 
 FETCHMANY_SIZE = 10_000
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -299,26 +302,6 @@ def insert_dbapi(spec: dict[str, Any]) -> Callable[[], int]:
     return run
 
 
-def arrow_insert_table(rows: list[tuple]) -> Any:
-    import pyarrow as pa
-
-    schema = pa.schema(
-        [
-            ("id", pa.int32()),
-            ("big", pa.int64()),
-            ("num", pa.decimal128(18, 4)),
-            ("dbl", pa.float64()),
-            ("s50", pa.string()),
-            ("s200", pa.string()),
-            ("d", pa.date32()),
-            ("ts", pa.timestamp("ms")),
-            ("flag", pa.bool_()),
-        ]
-    )
-    cols = list(zip(*rows, strict=True))
-    return pa.Table.from_arrays([pa.array(c, type=f.type) for c, f in zip(cols, schema, strict=True)], schema=schema)
-
-
 # ---------------------------------------------------------------------------------------------
 # The Python object floor: what CPython alone needs to build the rows a fetchall returns (the
 # same list of tuples of the same values), with no database and no ODBC. run.py has a worker
@@ -477,7 +460,7 @@ def prepare(spec: dict[str, Any]) -> Callable[[], int]:
         if peer_name == "arrow-odbc":
             import arrow_odbc
 
-            table = arrow_insert_table(datasets.insert_rows(spec["rows"]))
+            table = datasets.mixed_arrow_table(datasets.insert_rows(spec["rows"]))
             conn = arrow_odbc.connect(spec["cs"], autocommit=False)
 
             def run() -> int:
@@ -599,6 +582,14 @@ def main() -> None:
     if spec["op"] == "dump-objects":
         print(json.dumps({"rows": dump_objects(spec)}))
         return
+    if spec["op"] == "export-check":
+        try:
+            print(
+                json.dumps(bulk_check.export_differs(spec["path"], spec["reference_path"], spec.get("double_digits")))
+            )
+        except Exception as e:  # noqa: BLE001 - the check's failure is its result
+            print(json.dumps({"error": f"{type(e).__name__}: {e}"[:300]}))
+        return
     if spec["op"] == "df-check":
         try:
             print(json.dumps(check_df(spec)))
@@ -607,7 +598,11 @@ def main() -> None:
         return
     out: dict[str, Any] = {"seconds": None, "rows": None, "rss_before": None, "maxrss": None, "error": None}
     try:
-        run = prepare(spec)
+        check = None
+        if spec["op"] in worker_bulk.OPS:
+            run, check = worker_bulk.prepare(spec)
+        else:
+            run = prepare(spec)
         rss0 = rss_now()
         t0 = time.perf_counter()
         rows = run()
@@ -619,6 +614,8 @@ def main() -> None:
             stored = count_insert_table(spec)
             if stored != rows:
                 raise AssertionError(f"inserted {rows} rows but the table holds {stored}")
+        if check is not None:
+            out["wrong"] = check(rows)
         out["seconds"] = seconds / spec.get("inner", 1)
         out["rows"] = rows
     except Exception as e:  # noqa: BLE001 - every failure is a result to report

@@ -9,11 +9,12 @@
 #   scripts/mariadb.sh resume  - start the halted server again, same data and port
 #   scripts/mariadb.sh env     - print build/mariadb.env (for: eval "$(scripts/mariadb.sh env)")
 # Every command is idempotent: stop/halt with nothing running and resume of a running server
-# do nothing.
+# do nothing. FASTODBC_MARIADB_ENV_FILE and FASTODBC_MARIADB_DB name another env file and
+# database: the benchmark's own server (bench/mariadb.sh), which `make test` must not stop.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ENV_FILE=build/mariadb.env
-DB=fastodbc_test
+ENV_FILE=${FASTODBC_MARIADB_ENV_FILE:-build/mariadb.env}
+DB=${FASTODBC_MARIADB_DB:-fastodbc_test}
 DB_USER=fastodbc
 
 mariadbd=$(command -v mariadbd || echo /usr/sbin/mariadbd)
@@ -129,7 +130,7 @@ stop() {
 
 start() {
     stop  # a server left over from an earlier run would otherwise leak
-    mkdir -p build
+    mkdir -p "$(dirname "$ENV_FILE")"
     DIR=$(mktemp -d "${TMPDIR:-/tmp}/fastodbc-mariadb.XXXXXX")
     chmod 755 "$DIR"
     [ "$(id -u)" -eq 0 ] && chown mysql: "$DIR"

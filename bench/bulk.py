@@ -1,0 +1,289 @@
+"""The bulk load and export cases of issue 19, built and measured for bench/run.py.
+
+- ``ingest`` (SQLite, PostgreSQL, MariaDB): the insert case's rows of ``mixed`` into an empty
+  table, fastodbc's ``cursor.ingest`` from a pyarrow Table against fastodbc's own executemany,
+  arrow-odbc and each backend's fastest client (bench/worker_bulk.py).
+- ``ingest_parquet`` (every backend): ``cursor.ingest_parquet`` of a Parquet file of those rows at
+  two sizes; its peak memory must be the same for both.
+- ``export`` (SQLite, PostgreSQL: where the fetch datasets are): ``fastodbc export CONNECTION
+  "SELECT * FROM <mixed table>" OUT.parquet`` (the installed command) against ``odbc2parquet
+  query``, each a child process timed whole, its peak memory from ``wait4``.
+
+Every measurement is checked after its clock: the loaded table read back and compared with the
+input, the exported file with the generator's rows (bench/bulk_check.py). Untimed preparation
+(``prepare``): the empty target tables and the Parquet files, written once to bench/data/bulk.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import datasets
+from child import run_child
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+BULK_DIR = datasets.DATA_DIR / "bulk"
+OPS = ("ingest", "ingest_parquet", "export")
+BACKENDS = ("sqlite", "postgresql", "mariadb")
+#: Where bench/odbc2parquet.sh installs the export peer.
+ODBC2PARQUET = datasets.DATA_DIR / "odbc2parquet" / "bin" / "odbc2parquet"
+#: The bulk loads' target table (never a fetch dataset's).
+INGEST_TABLE = "ing_mixed"
+#: Rows of the two Parquet inputs per scale: peak memory must not grow from one to the other.
+PARQUET_ROWS = {"full": (100_000, 1_000_000), "quick": (10_000, 100_000)}
+#: Rows per row group of the Parquet inputs: fixed, as a writer of large files keeps them
+#: (pyarrow's default is 1 Mi rows, one group for either file).
+PARQUET_ROW_GROUP = 100_000
+#: Repetitions (the ingest ratios are judged; export is seconds a peer).
+REPS = {"ingest": 5, "export": 5, "ingest_parquet": 3}
+#: The significant digits of a double read through sqliteodbc (its REAL to text conversion).
+SQLITE_DOUBLE_DIGITS = 15
+#: The compression both exporters write (fastodbc export's default).
+COMPRESSION = "zstd"
+
+#: The ingest peers of every backend, then each backend's own (worker_bulk.py's names).
+INGEST_PEERS = [
+    {"peer": "fastodbc", "how": "ingest", "label": "fastodbc ingest"},
+    {"peer": "fastodbc", "how": "executemany", "label": "fastodbc executemany"},
+    {"peer": "arrow-odbc", "label": "arrow-odbc insert_into_table"},
+]
+NATIVE_INGEST_PEERS = {
+    "sqlite": [{"peer": "sqlite3", "label": "sqlite3 executemany"}],
+    "postgresql": [
+        {"peer": "psycopg-copy", "how": "text", "label": "psycopg COPY text"},
+        {"peer": "psycopg-copy", "how": "binary", "label": "psycopg COPY binary"},
+    ],
+    "mariadb": [
+        {"peer": "pyodbc-fem", "label": "pyodbc fast_executemany"},
+        {"peer": "pymysql", "label": "PyMySQL executemany"},
+    ],
+}
+EXPORT_PEERS = [
+    {"peer": "fastodbc-export", "label": "fastodbc export"},
+    {"peer": "odbc2parquet", "label": "odbc2parquet"},
+]
+
+
+# ---------------------------------------------------------------------------------------------
+# Servers and connections
+
+
+def mariadb_params(cs: str) -> dict[str, Any]:
+    """PyMySQL's connect() arguments from a Connector/ODBC connection string."""
+    kv = {}
+    for part in cs.split(";"):
+        k, _, v = part.partition("=")
+        kv[k.strip().lower()] = v.strip()
+    return {
+        "host": kv.get("server", "127.0.0.1"),
+        "port": int(kv.get("port", "3306")),
+        "user": kv.get("user") or kv.get("uid", ""),
+        "password": kv.get("password") or kv.get("pwd", ""),
+        "database": kv.get("database", ""),
+    }
+
+
+class MariaDbServer:
+    """The benchmark's MariaDB server (bench/mariadb.sh) for the run, unless FASTODBC_BENCH_MARIADB
+    names one already."""
+
+    def __init__(self, read_env_file: Callable[[Path], dict[str, str]]) -> None:
+        self.read_env_file = read_env_file
+        self.started = False
+
+    def __enter__(self) -> MariaDbServer:
+        if not os.environ.get("FASTODBC_BENCH_MARIADB"):
+            subprocess.run(["bash", str(BENCH / "mariadb.sh"), "start"], check=True)
+            self.started = True
+            env = self.read_env_file(datasets.DATA_DIR / "mariadb.env")
+            os.environ["FASTODBC_BENCH_MARIADB"] = env["FASTODBC_TEST_MARIADB"]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.started:
+            subprocess.run(["bash", str(BENCH / "mariadb.sh"), "stop"], check=False)
+            os.environ.pop("FASTODBC_BENCH_MARIADB", None)
+
+
+def ingest_base(backend: str) -> dict[str, Any]:
+    """A bulk load case's connection fields: SQLite writes to the insert file, never to the
+    fetch datasets'."""
+    if backend == "sqlite":
+        path = datasets.SQLITE_INSERT_PATH
+        return {"backend": backend, "cs": datasets.sqlite_cs(path), "sqlite_path": str(path)}
+    if backend == "postgresql":
+        return {
+            "backend": backend,
+            "cs": os.environ["FASTODBC_BENCH_PG"],
+            "pg_dsn": os.environ["FASTODBC_BENCH_PG_DSN"],
+        }
+    cs = os.environ["FASTODBC_BENCH_MARIADB"]
+    return {"backend": backend, "cs": cs, "mariadb": mariadb_params(cs)}
+
+
+def create_ingest_table(base: dict[str, Any], table: str = INGEST_TABLE) -> None:
+    """(Re)creates the bulk loads' empty target with ``mixed``'s types, through the native client."""
+    cols = datasets.DATASETS["mixed"].columns
+    backend = base["backend"]
+    if backend == "sqlite":
+        import sqlite3
+
+        con = sqlite3.connect(base["sqlite_path"], isolation_level=None)
+        datasets._sqlite_create(con, table, datasets.DATASETS["mixed"])
+        con.close()
+    elif backend == "postgresql":
+        import psycopg
+
+        with psycopg.connect(base["pg_dsn"], autocommit=True) as con:
+            con.execute(f"DROP TABLE IF EXISTS {table}")
+            con.execute(f"CREATE TABLE {table} ({', '.join(f'{c.name} {c.pg}' for c in cols)})")
+    else:
+        import pymysql
+
+        con = pymysql.connect(**base["mariadb"], autocommit=True)
+        with con.cursor() as cur:
+            cur.execute(f"DROP TABLE IF EXISTS {table}")
+            cur.execute(f"CREATE TABLE {table} ({', '.join(f'{c.name} {c.mariadb}' for c in cols)})")
+        con.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# Data
+
+
+def parquet_path(rows: int) -> Path:
+    return BULK_DIR / f"ingest_mixed_{rows}_v{datasets.GENERATOR_VERSION}.parquet"
+
+
+def reference_path(rows: int) -> Path:
+    """The generator's rows of the ``mixed`` fetch table of ``rows`` rows, as exported."""
+    return BULK_DIR / f"mixed_{rows}_v{datasets.GENERATOR_VERSION}.reference.parquet"
+
+
+def write_parquet(path: Path, rows: list[tuple]) -> None:
+    import pyarrow.parquet as pq
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    pq.write_table(datasets.mixed_arrow_table(rows), tmp, row_group_size=PARQUET_ROW_GROUP)
+    tmp.rename(path)
+
+
+def prepare(scale: str, backends: list[str], log: Callable[[str], None] = print) -> None:
+    """The empty target tables and the Parquet files (written once, kept in bench/data/bulk)."""
+    for backend in backends:
+        create_ingest_table(ingest_base(backend))
+    for n in sorted({datasets.SCALES[scale]["insert"], *PARQUET_ROWS[scale]}):
+        if not parquet_path(n).exists():
+            log(f"bulk: writing {parquet_path(n).name}")
+            write_parquet(parquet_path(n), datasets.insert_rows(n))
+    n = datasets.SCALES[scale]["mixed"]
+    if any(b in ("sqlite", "postgresql") for b in backends) and not reference_path(n).exists():
+        log(f"bulk: writing {reference_path(n).name}")
+        write_parquet(reference_path(n), list(datasets.DATASETS["mixed"].rows(n)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Cases
+
+
+def build_cases(scale: str, backends: list[str]) -> list[dict[str, Any]]:
+    rows = datasets.SCALES[scale]
+    cases = []
+
+    def case(op: str, dataset: str, peers: list[dict], base: dict, **kw: Any) -> None:
+        cases.append(dict(base, op=op, dataset=dataset, peers=peers, variant="", inner=1, sql="", **kw))
+
+    for backend in backends:
+        base = ingest_base(backend)
+        n = rows["insert"]
+        peers = [dict(p) for p in INGEST_PEERS + NATIVE_INGEST_PEERS[backend]]
+        case(
+            "ingest", f"mixed_{n}", peers, base, table=INGEST_TABLE, expected_rows=n, parquet_path=str(parquet_path(n))
+        )
+        for n in PARQUET_ROWS[scale]:
+            peer = {"peer": "fastodbc", "label": "fastodbc ingest_parquet"}
+            case(
+                "ingest_parquet",
+                f"parquet_{n}",
+                [peer],
+                base,
+                table=INGEST_TABLE,
+                expected_rows=n,
+                parquet_path=str(parquet_path(n)),
+            )
+    for backend in (b for b in backends if b in ("sqlite", "postgresql")):
+        # sqliteodbc hands a REAL over as text of 15 significant digits, to any client.
+        digits = {"double_digits": SQLITE_DOUBLE_DIGITS} if backend == "sqlite" else {}
+        if backend == "sqlite":
+            cs = datasets.sqlite_cs(datasets.SQLITE_PATH)
+        else:
+            cs = os.environ["FASTODBC_BENCH_PG"]
+        table = datasets.table_name("mixed", scale)
+        n = rows["mixed"]
+        case(
+            "export",
+            "mixed",
+            [dict(p) for p in EXPORT_PEERS],
+            {"backend": backend, "cs": cs},
+            table=table,
+            expected_rows=n,
+            export_sql=f"SELECT * FROM {table}",
+            reference_path=str(reference_path(n)),
+            **digits,
+        )
+    return cases
+
+
+def export_command(case: dict, p: dict, out: Path) -> list[str]:
+    if p["peer"] == "fastodbc-export":
+        # The installed command of the venv running the benchmark (PYTHONPATH: bench/run.py's
+        # snapshot of the extension, as for every worker).
+        return [str(Path(sys.executable).parent / "fastodbc"), "export", case["cs"], case["export_sql"], str(out)]
+    return [
+        str(ODBC2PARQUET),
+        "query",
+        "--connection-string",
+        case["cs"],
+        "--column-compression-default",
+        COMPRESSION,
+        str(out),
+        case["export_sql"],
+    ]
+
+
+def run_export(case: dict, p: dict, run_worker: Callable[[dict, dict], dict], timeout: float) -> dict:
+    """One export in a child process, then its file checked (a worker, untimed) and deleted:
+    the first difference from the reference is the result's ``wrong``. The file goes to
+    ``case["out_dir"]``, else bench/data/bulk."""
+    if p["peer"] == "odbc2parquet" and not ODBC2PARQUET.exists():
+        return {"error": f"not installed ({ODBC2PARQUET.relative_to(ROOT)} missing: see bench/setup.sh)"}
+    out = Path(case.get("out_dir") or BULK_DIR) / f"export-{p['peer']}.parquet"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.unlink(missing_ok=True)
+    try:
+        child = run_child(export_command(case, p, out), timeout)
+        if child.timed_out:
+            return {"error": f"timeout after {timeout} s"}
+        if child.returncode != 0:
+            return {"error": f"exit {child.returncode}: {child.stderr[-300:]}"}
+        check = run_worker(dict(case, op="export-check", path=str(out)), {"peer": p["peer"]})
+        if check.get("error"):
+            return {"error": f"the exported file could not be checked: {check['error']}"}
+        return {
+            "seconds": child.seconds,
+            "rows": check["rows"],
+            "rss_before": None,
+            "maxrss": child.maxrss,
+            "file_bytes": out.stat().st_size,
+            "schema": check["schema"],
+            "wrong": check["detail"],
+        }
+    finally:
+        out.unlink(missing_ok=True)
