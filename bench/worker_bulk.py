@@ -12,8 +12,8 @@ its commit inside the clock. The peers (``peer`` / ``how``):
   and the module's ``insert_into_table`` do, on an open connection as every other peer);
 - psycopg-copy / text or binary: ``COPY ... FROM STDIN`` with ``write_row`` (PostgreSQL);
 - sqlite3: the standard library's ``executemany`` into the same file (SQLite);
-- pyodbc-fem: pyodbc with ``fast_executemany = True``; pymysql: PyMySQL's ``executemany``
-  (multi-row INSERTs; MariaDB).
+- pyodbc-fem: pyodbc with ``fast_executemany = True`` and ``setinputsizes`` of the target's
+  types; pymysql: PyMySQL's ``executemany`` (multi-row INSERTs; MariaDB).
 
 The clients given Python rows get them built before the clock: the conversion from the Arrow
 table a caller of ``ingest`` holds is not charged to them.
@@ -100,6 +100,23 @@ def dbapi_executemany(spec: dict[str, Any], rows: list[tuple]) -> Timed:
         conn = pyodbc.connect(spec["cs"], autocommit=False)
         cur = conn.cursor()
         cur.fast_executemany = True
+        # The target's types, as a user of MariaDB must give them: without, pyodbc 5.5 raises
+        # MemoryError on these rows past ~200 and drops DATETIME(3)'s milliseconds before that.
+        # (With them it still ends some non-ASCII strings with a stray character: the check
+        # flags that load.)
+        cur.setinputsizes(
+            [
+                (pyodbc.SQL_INTEGER, 0, 0),
+                (pyodbc.SQL_BIGINT, 0, 0),
+                (pyodbc.SQL_DECIMAL, 18, 4),
+                (pyodbc.SQL_DOUBLE, 0, 0),
+                (pyodbc.SQL_WVARCHAR, 50, 0),
+                (pyodbc.SQL_WVARCHAR, 200, 0),
+                (pyodbc.SQL_TYPE_DATE, 0, 0),
+                (pyodbc.SQL_TYPE_TIMESTAMP, 23, 3),
+                (pyodbc.SQL_BIT, 0, 0),
+            ]
+        )
     elif peer == "pymysql":
         conn = mariadb_connect(spec)
         cur = conn.cursor()

@@ -22,7 +22,7 @@ datasets = run.datasets
 worker_bulk = load("worker_bulk")
 bulk_check = worker_bulk.bulk_check
 
-ROWS = 200
+ROWS = 300  # pyodbc's fast_executemany fails on MariaDB past ~200 without setinputsizes
 TABLE = f"bench_ingest_{os.getpid()}"
 BACKENDS = ["sqlite", "postgresql", "mariadb"]
 ENV = {"postgresql": "FASTODBC_TEST_PG", "mariadb": "FASTODBC_TEST_MARIADB"}
@@ -73,9 +73,10 @@ def peers_of(backend: str) -> list[dict]:
     return bulk.INGEST_PEERS + bulk.NATIVE_INGEST_PEERS[backend]
 
 
-#: Loads that differ from their input, by (backend, peer): pyodbc's fast_executemany sends
-#: MariaDB's DATETIME(3) without its milliseconds (the report flags it; its time still counts).
-KNOWN_WRONG = {("mariadb", "pyodbc fast_executemany"): "column ts: stored datetime"}
+#: Loads that differ from their input, by (backend, peer): pyodbc's fast_executemany through
+#: MariaDB Connector/ODBC 3.1 ends some non-ASCII strings with a stray character (the report
+#: flags the load; its time still counts).
+KNOWN_WRONG = {("mariadb", "pyodbc fast_executemany"): "column s200: stored "}
 
 
 def load_with(spec: dict) -> tuple[int, str | None]:
