@@ -585,7 +585,9 @@ def main() -> None:
     if spec["op"] == "export-check":
         try:
             print(
-                json.dumps(bulk_check.export_differs(spec["path"], spec["reference_path"], spec.get("double_digits")))
+                json.dumps(
+                    bulk_check.export_differs(spec["path"], spec["reference_path"], spec.get("double_tolerance"))
+                )
             )
         except Exception as e:  # noqa: BLE001 - the check's failure is its result
             print(json.dumps({"error": f"{type(e).__name__}: {e}"[:300]}))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install everything the project needs; idempotent and fast when nothing is missing.
 #   - Debian packages (unixODBC, the SQLite3, PostgreSQL and MariaDB ODBC drivers, PostgreSQL,
-#     MariaDB, valgrind)
+#     MariaDB, valgrind, GNU time)
 #   - .venv with the pinned tools of requirements-dev.txt
 #   - checks that the Rust toolchain (rustup's cargo) is reachable
 set -euo pipefail
@@ -10,8 +10,9 @@ cd "$(dirname "$0")/.."
 # python3-venv: `python3 -m venv` needs it when python3 is the Debian one (ensurepip).
 # mariadb-server: the tests run their own throwaway server (scripts/mariadb.sh), never the
 # system service the package may start.
+# time: GNU time, the peak memory of the benchmark's child processes (bench/child.py).
 APT_PKGS=(unixodbc unixodbc-dev libsqliteodbc odbc-postgresql odbc-mariadb postgresql mariadb-server
-    valgrind python3-venv)
+    valgrind python3-venv time)
 
 missing=()
 for p in "${APT_PKGS[@]}"; do

@@ -158,7 +158,7 @@ def exported(tmp_path: Path) -> dict:
         "export_sql": "SELECT * FROM mixed",
         "reference_path": str(ref),
         "out_dir": str(tmp_path),
-        "double_digits": bulk.SQLITE_DOUBLE_DIGITS,
+        "double_tolerance": bulk.SQLITE_DOUBLE_TOLERANCE,
         "rows_source": rows,
     }
 
@@ -185,7 +185,7 @@ def test_an_export_that_differs_from_the_reference_is_an_error(exported: dict) -
     r = bulk.run_export(case, {"peer": "fastodbc-export"}, run.run_worker, 120)
     assert r["wrong"] == f"{ROWS} rows, expected {ROWS - 1}"
     # Without the driver's precision of doubles, SQLite's differ.
-    case.pop("double_digits")
+    case.pop("double_tolerance")
     bulk.write_parquet(Path(exported["reference_path"]), rows)
     assert "column dbl" in bulk.run_export(case, {"peer": "fastodbc-export"}, run.run_worker, 120)["wrong"]
 
@@ -200,6 +200,12 @@ def test_a_null_where_the_reference_has_a_value_differs() -> None:
     )
     assert "does not cast" in bulk_check.table_differs(pa.table({"a": pa.array([1, 2**40, 3])}), ref)
     assert "no column a" in bulk_check.table_differs(pa.table({"b": pa.array([1, 2, 3])}), ref)
+    # Doubles within a relative tolerance, where one is given (sqliteodbc's 15 digits).
+    dbl = pa.table({"x": pa.array([1 / 3, None, 1e300])})
+    near = pa.table({"x": pa.array([0.333333333333333, None, 1.00000000000000e300])})
+    assert bulk_check.table_differs(near, dbl) == "column x row 0: 0.333333333333333, expected 0.3333333333333333"
+    assert bulk_check.table_differs(near, dbl, 1e-14) is None
+    assert bulk_check.table_differs(pa.table({"x": pa.array([0.33333333333, None, 1e300])}), dbl, 1e-14)
 
 
 # ---------------------------------------------------------------------------------------------
