@@ -36,7 +36,8 @@ ODBC2PARQUET = datasets.DATA_DIR / "odbc2parquet" / "bin" / "odbc2parquet"
 #: The bulk loads' target table (never a fetch dataset's).
 INGEST_TABLE = "ing_mixed"
 #: Rows of the two Parquet inputs per scale: peak memory must not grow from one to the other.
-PARQUET_ROWS = {"full": (100_000, 1_000_000), "quick": (10_000, 100_000)}
+#: Both above ingest_parquet's default batch (65,536 rows), so both fill whole batches.
+PARQUET_ROWS = {"full": (100_000, 1_000_000), "quick": (100_000, 200_000)}
 #: Rows per row group of the Parquet inputs: fixed, as a writer of large files keeps them
 #: (pyarrow's default is 1 Mi rows, one group for either file).
 PARQUET_ROW_GROUP = 100_000

@@ -326,8 +326,8 @@ def section(results: dict) -> list[str]:
         "",
         parquet_table(results),
         "",
-        "#### Export of `mixed` to Parquet (zstd), each command a child process timed whole; peak RSS from"
-        " `wait4` (interpreter and libraries included)",
+        "#### Export of `mixed` to Parquet (zstd), each command a child process timed whole (startup and"
+        " imports included); peak RSS by GNU time",
         "",
         export_table(results),
         "",
