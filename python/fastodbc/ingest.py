@@ -82,6 +82,8 @@ class IngestPlan:
     insert_sql: str
     columns: list[ColumnMapping]
     source_indices: list[int]
+    #: Per target column: the catalog says NOT NULL (where a query's description may not).
+    not_null: list[bool]
 
     def __str__(self) -> str:
         width = max((len(c.source) for c in self.columns), default=0)
@@ -112,6 +114,18 @@ def _table_exists(cursor: Cursor, table: str, schema: str | None) -> bool:
     finally:
         c.close()
     return any(r[2] == table and (schema is None or r[1] == schema) for r in rows)
+
+
+def _not_null_columns(cursor: Cursor, table: str, schema: str | None) -> set[str]:
+    c = cursor.connection.cursor()
+    try:
+        rows = c.columns(table=table, schema=schema).fetchall()
+    except Error:
+        return set()
+    finally:
+        c.close()
+    # SQLColumns: TABLE_NAME 3rd, COLUMN_NAME 4th, NULLABLE 11th (SQL_NO_NULLS = 0).
+    return {r[3] for r in rows if r[2] == table and r[10] == 0}
 
 
 def _target_columns(cursor: Cursor, qualified: str) -> list[str]:
@@ -165,9 +179,7 @@ class _TypeNames:
         self._cursor.close()
 
 
-def _match(
-    names: list[str], targets: list[str], columns: Mapping[str, str | None] | None
-) -> list[tuple[int, str]]:
+def _match(names: list[str], targets: list[str], columns: Mapping[str, str | None] | None) -> list[tuple[int, str]]:
     """(input index, target column) for each input column written: renamed by ``columns``
     (None: skipped), else the target of the same name, else the one of the same name in
     another case when only one is."""
@@ -225,6 +237,7 @@ def plan(
     create = mode in ("create", "replace") or (mode == "create_append" and not exists)
     drop_sql = f"DROP TABLE {qualified}" if mode == "replace" and exists else None
     create_sql = None
+    not_null: set[str] = set()
     if create:
         pairs = _match(names, [columns.get(n, n) or n for n in names] if columns else names, columns)
         typenames = _TypeNames(cursor)
@@ -244,6 +257,7 @@ def plan(
     else:
         pairs = _match(names, _target_columns(cursor, qualified), columns)
         sql_types = ["" for _ in pairs]
+        not_null = _not_null_columns(cursor, table, schema)
     targets = ", ".join(quote(t) for _, t in pairs)
     markers = ", ".join("?" for _ in pairs)
     return IngestPlan(
@@ -253,10 +267,9 @@ def plan(
         create_sql=create_sql,
         select_sql=f"SELECT {targets} FROM {qualified} WHERE 1 = 0",
         insert_sql=f"INSERT INTO {qualified} ({targets}) VALUES ({markers})",
-        columns=[
-            ColumnMapping(fields[i][0], t, fields[i][1], s) for (i, t), s in zip(pairs, sql_types, strict=True)
-        ],
+        columns=[ColumnMapping(fields[i][0], t, fields[i][1], s) for (i, t), s in zip(pairs, sql_types, strict=True)],
         source_indices=[i for i, _ in pairs],
+        not_null=[t in not_null for _, t in pairs],
     )
 
 
@@ -310,7 +323,7 @@ def ingest(
             cursor.execute(p.create_sql)
             created = True
         rows = cursor._ingest(
-            source, p.select_sql, p.insert_sql, p.source_indices, batch_rows, batch_bytes, commit_every
+            source, p.select_sql, p.insert_sql, p.source_indices, p.not_null, batch_rows, batch_bytes, commit_every
         )
         if commit:
             conn.commit()

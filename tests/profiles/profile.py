@@ -53,6 +53,7 @@ STANDARD_DDL = {
     "date": "DATE",
     "time": "TIME",
     "time(0)": "TIME(0)",
+    "timestamp(0)": "TIMESTAMP(0)",  # keeps no fractional seconds
     "bool": "BOOLEAN",
     "numeric(p,s)": "NUMERIC({p},{s})",
     "varchar(n)": "VARCHAR({n})",
