@@ -254,6 +254,7 @@ def plan(
         finally:
             typenames.close()
         create_sql = f"CREATE TABLE {qualified} ({', '.join(defs)})"
+        not_null = {target for i, target in pairs if not fields[i][2]}
     else:
         pairs = _match(names, _target_columns(cursor, qualified), columns)
         sql_types = ["" for _ in pairs]
