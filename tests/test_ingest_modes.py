@@ -190,3 +190,15 @@ def test_the_plan_describes_and_writes_nothing(backend, cursor, table):
     text = str(plan)
     assert "CREATE TABLE" in text and "INSERT INTO" in text and "decimal128(12, 3)" in text
     assert not _exists(cursor, name)
+
+
+def test_a_failed_replace_keeps_the_old_table(db, backend, cursor, table):
+    name = table()
+    assert cursor.ingest(name, pa.table({"id": pa.array([1, 2], pa.int32())}), mode="create") == 2
+    bad = pa.table({"id": pa.array([3, None], pa.int32())}, schema=pa.schema([pa.field("id", pa.int32(), False)]))
+    with pytest.raises(db.Error):
+        cursor.ingest(name, bad, mode="replace")
+    assert sorted(cursor.execute(f"SELECT id FROM {name}").fetchall()) == [(1,), (2,)]
+    assert not _exists(cursor, name + "__fastodbc_load")
+    assert cursor.ingest(name, pa.table({"id": pa.array([7], pa.int64())}), mode="replace") == 1
+    assert [tuple(r) for r in cursor.execute(f"SELECT id FROM {name}").fetchall()] == [(7,)]

@@ -313,6 +313,8 @@ def ingest(
     source = source_of(data)
     conn = cursor.connection
     p = plan(cursor, table, source, mode=mode, columns=columns, schema=schema)
+    if p.drop_sql and commit and conn.getinfo(SQL_TXN_CAPABLE) != _SQL_TC_ALL:
+        return _replace_by_rename(cursor, table, source, p, columns, schema, batch_rows, batch_bytes, commit_every)
     autocommit = conn.autocommit
     created = False
     if commit and autocommit:
@@ -336,6 +338,45 @@ def ingest(
     finally:
         if commit and autocommit and not conn.closed:
             conn.autocommit = True
+
+
+def _replace_by_rename(
+    cursor: Cursor,
+    table: str,
+    source: _native.IngestSource,
+    p: IngestPlan,
+    columns: Mapping[str, str | None] | None,
+    schema: str | None,
+    batch_rows: int | None,
+    batch_bytes: int | None,
+    commit_every: int | None,
+) -> int:
+    """``replace`` where DDL commits by itself (MariaDB): the rows go into a new table first,
+    and the old one is dropped and the new one renamed only once the load succeeded, so a
+    failed load leaves the old table as it was."""
+    staging = f"{table}__fastodbc_load"
+    quote = _quoter(cursor)
+    if _table_exists(cursor, staging, schema):
+        cursor.execute(f"DROP TABLE {quote(schema) + '.' if schema else ''}{quote(staging)}")
+    rows = ingest(
+        cursor,
+        staging,
+        source,
+        mode="create",
+        columns=columns,
+        schema=schema,
+        batch_rows=batch_rows,
+        batch_bytes=batch_bytes,
+        commit=True,
+        commit_every=commit_every,
+    )
+    staged = f"{quote(schema) + '.' if schema else ''}{quote(staging)}"
+    cursor.execute(p.drop_sql)
+    # ALTER TABLE ... RENAME TO: the same words on MariaDB, PostgreSQL and SQLite.
+    cursor.execute(f"ALTER TABLE {staged} RENAME TO {quote(table)}")
+    if not cursor.connection.autocommit:
+        cursor.connection.commit()
+    return rows
 
 
 def _undo(cursor: Cursor, p: IngestPlan, created: bool, committed: bool) -> None:
