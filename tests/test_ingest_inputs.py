@@ -231,3 +231,19 @@ def test_cancel_stops_a_load_and_nothing_is_kept(backend, cursor, table, db):
     assert "HY008" in str(err.value) or "cancel" in str(err.value).lower()
     assert cursor.execute(f"SELECT COUNT(*) FROM {name}").fetchval() == 0
     assert cursor.connection.autocommit == autocommit
+
+
+def test_zoned_timestamps_keep_their_instant(backend, cursor, table):
+    """A zoned Arrow timestamp goes into a zoned column as its instant, whatever the session's
+    zone; into a plain TIMESTAMP as its UTC time."""
+    if "timestamptz" not in backend.ddl_map or not backend.set_time_zone_sql:
+        pytest.skip(f"{backend.name} has no zoned timestamp type")
+    zone = "Asia/Kolkata"  # +05:30, no daylight saving
+    name = table(f"id INTEGER, z {backend.ddl('timestamptz')}, n {backend.ddl('timestamp')}")
+    cursor.execute(backend.set_time_zone_sql.format(zone=zone))
+    utc = [datetime.datetime(2024, 3, 1, 12, 0, 0, 250_000), datetime.datetime(1999, 12, 31, 23, 59, 59)]
+    zoned = pa.array(utc, pa.timestamp("us", tz="UTC"))
+    assert cursor.ingest(name, pa.table({"id": pa.array([1, 2], pa.int32()), "z": zoned, "n": zoned})) == 2
+    local = [u + datetime.timedelta(hours=5, minutes=30) for u in utc]
+    got = cursor.execute(f"SELECT z, n FROM {name} ORDER BY id").fetchall()
+    assert [tuple(r) for r in got] == list(zip(local, utc, strict=True))
