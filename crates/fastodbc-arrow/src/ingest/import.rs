@@ -98,10 +98,9 @@ impl Iterator for AlignedStream {
         let struct_type = DataType::Struct(self.schema.fields().clone());
         // SAFETY: the stream's arrays are of its schema's struct type.
         let data = unsafe { from_ffi_and_data_type(array, struct_type) };
-        Some(data.and_then(|mut data| {
+        Some(data.map(|mut data| {
             data.align_buffers();
-            let columns = StructArray::from(data);
-            Ok(RecordBatch::from(columns))
+            RecordBatch::from(StructArray::from(data))
         }))
     }
 }
