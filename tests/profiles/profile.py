@@ -321,6 +321,9 @@ class Profile:
     session_id_sql: str | None = None  # this session's id on the server
     kill_session_sql: str | None = None  # ends session {id}, from another session
     session_count_sql: str | None = None  # 1 while session {id} exists, 0 once it is gone
+    # The number of statements other sessions are running now whose text holds {marker} (a
+    # plain word): the server-side half of a cancel (tests/cli); None: no such view.
+    running_statements_sql: str | None = None
     lost_connection_states: tuple[str, ...] = ("08",)  # SQLSTATE prefixes of a lost connection
     # Makes COMMIT of rows inserted into table {t} wait {s} seconds a row, in the server; and
     # what drops it again beside the table.
@@ -449,6 +452,12 @@ class Profile:
     def session_id(self, cnxn) -> int:
         """The server's id of the session behind connection `cnxn`."""
         return int(cnxn.cursor().execute(self.session_id_sql).fetchval())
+
+    def running_statements(self, admin, marker: str) -> int:
+        """How many statements other sessions run now whose text holds ``marker``; ``admin``
+        in autocommit (PostgreSQL keeps one snapshot of its activity view per transaction)."""
+        sql = (self.running_statements_sql or "").format(marker=marker)
+        return int(admin.cursor().execute(sql).fetchval())
 
     def kill_session(self, admin, session_id: int, wait: float = 10.0) -> None:
         """Ends session `session_id` from connection `admin` (autocommit) and waits until the
