@@ -79,11 +79,12 @@ def test_import_from_stdin(backend, connect, table, orders, fmt):
 
 def test_column_mapping_batches_and_commit_every(backend, connect, table, tmp_path):
     source = tmp_path / "people.parquet"
-    rows = [{"ident": i, "full_name": f"name {i}"} for i in range(3_000)]
+    rows = [{"ident": i, "full_name": f"name {i}", "ignored": 1.5} for i in range(3_000)]
     pq.write_table(pa.Table.from_pylist(rows), source)
     target = table("id BIGINT, name VARCHAR(30)", suffix="_target")
     done = run(
         "import", backend.connstr, target, str(source), "--column", "ident=id", "--column", "full_name=name",
+        "--column", "ignored=",
         "--batch-rows", "250", "--batch-bytes", "100000", "--commit-every", "1000",
     )
     assert done.returncode == 0, done.stderr.decode()

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..constants import SQL_IDENTIFIER_QUOTE_CHAR
 from ..errors import Error
 from .cancel import Cancellable, Interrupted
 from .connection import CONNECTION_ENV, connection_string, open_connection, split_arguments
@@ -48,7 +49,8 @@ def add_parser(sub: Any) -> None:
     i.add_argument("--schema", help="the database schema of TABLE")
     i.add_argument(
         "--column", action="append", default=[], metavar="INPUT=COLUMN",
-        help="load the input's column INPUT into the table's COLUMN (default: same name)",
+        help="load the input's column INPUT into the table's COLUMN (default: the same name); "
+        "INPUT= leaves it out",
     )
     i.add_argument("--batch-rows", type=_positive, help="rows per batch sent")
     i.add_argument("--batch-bytes", type=_positive, help="bytes per batch sent (about)")
@@ -68,13 +70,13 @@ def _positive(text: str) -> int:
     return value
 
 
-def _mapping(pairs: list[str]) -> dict[str, str] | None:
-    mapping = {}
+def _mapping(pairs: list[str]) -> dict[str, str | None] | None:
+    mapping: dict[str, str | None] = {}
     for pair in pairs:
         name, sep, column = pair.partition("=")
-        if not sep or not name or not column:
-            raise usage("import", f"--column wants INPUT=COLUMN, not {pair!r}")
-        mapping[name] = column
+        if not sep or not name:
+            raise usage("import", f"--column wants INPUT=COLUMN (or INPUT= to leave it out), not {pair!r}")
+        mapping[name] = column or None
     return mapping or None
 
 
@@ -95,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
         csv_types = _table_types(cursor, table, args.schema, columns) if fmt == "csv" else None
         data = open_input(source, fmt, args.batch_rows, csv_types)
         if args.dry_run:
+            count = "" if data.total_rows is None else f", {data.total_rows:,} rows"
+            print(f"{'stdin' if source == '-' else source} ({fmt}{count}) into")
             print(cursor.ingest_plan(table, data.schema, **target))
             return EXIT_OK
         progress = Progress("import", quiet=args.quiet, total_rows=data.total_rows, total_bytes=data.total_bytes)
@@ -150,11 +154,19 @@ def _counted(data: Input, progress: Progress, cancellable: Cancellable, failed: 
         raise
 
 
-def _table_types(cursor: Any, table: str, schema: str | None, columns: dict[str, str] | None) -> dict[str, Any]:
+def _table_types(
+    cursor: Any, table: str, schema: str | None, columns: dict[str, str | None] | None
+) -> dict[str, Any]:
     """The Arrow types of an existing table's columns, by the CSV column names that go into
     them ({} when there is no such table): CSV text is read as what the table holds (a
-    NUMERIC(18,4) as decimal128(18, 4), not a float inferred from the first lines)."""
-    name = f"{schema}.{table}" if schema else table
+    NUMERIC(18,4) as decimal128(18, 4), not a float inferred from the first lines). Names
+    quoted as ingest quotes them."""
+    q = (cursor.connection.getinfo(SQL_IDENTIFIER_QUOTE_CHAR) or "").strip()
+
+    def quote(name: str) -> str:
+        return f"{q}{name.replace(q, q + q)}{q}" if q else name
+
+    name = f"{quote(schema)}.{quote(table)}" if schema else quote(table)
     try:
         found = cursor.execute(f"SELECT * FROM {name} WHERE 1 = 0").fetch_record_batch().schema
     except Error:
@@ -162,5 +174,5 @@ def _table_types(cursor: Any, table: str, schema: str | None, columns: dict[str,
     finally:
         # A failed SELECT would leave PostgreSQL's transaction aborted; none is kept open.
         cursor.connection.rollback()
-    by_column = {v: k for k, v in (columns or {}).items()}
+    by_column = {v: k for k, v in (columns or {}).items() if v is not None}
     return {by_column.get(field.name, field.name): field.type for field in found}
