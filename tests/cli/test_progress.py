@@ -8,7 +8,9 @@ import re
 import threading
 
 import pyarrow as pa
+import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
+import pytest
 
 from .invocation import run, run_in_terminal
 
@@ -36,10 +38,17 @@ def test_export_over_a_second_shows_progress_on_a_terminal_only(backend, tmp_pat
     assert code == 0 and screen == ""
 
 
-def test_import_shows_a_percentage_of_the_parquet_rows(backend, connect, table, tmp_path):
-    n = 100_000
-    source = tmp_path / "many.parquet"
-    pq.write_table(pa.table({"id": pa.array(range(n), pa.int64())}), source, row_group_size=10_000)
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_import_shows_a_percentage_of_the_input(backend, connect, table, tmp_path, fmt):
+    # Parquet: of the rows its metadata counts; CSV: of the file's bytes (the rows' total
+    # estimated from them, marked "~").
+    n = 200_000  # CSV: 1.3 MB, two of the CSV reader's blocks
+    source = tmp_path / f"many.{fmt}"
+    ids = pa.table({"id": pa.array(range(n), pa.int64())})
+    if fmt == "parquet":
+        pq.write_table(ids, source, row_group_size=20_000)
+    else:
+        pacsv.write_csv(ids, source)
     target = table("id BIGINT PRIMARY KEY", suffix="_target")
     # Over a second however fast the load: another transaction holds the row id 0 for 2 s,
     # and the import's first INSERT waits for it.
@@ -48,11 +57,13 @@ def test_import_shows_a_percentage_of_the_parquet_rows(backend, connect, table, 
     release = threading.Timer(2.0, holder.rollback)
     release.start()
     try:
-        code, screen = run_in_terminal("import", backend.connstr, target, str(source), "--batch-rows", "10000")
+        code, screen = run_in_terminal("import", backend.connstr, target, str(source), "--batch-rows", "20000")
     finally:
         release.join()
     assert code == 0, screen
     assert re.search(r"import: +\d+%\|", screen), screen
-    assert "100%" in screen and "100,000/100,000 rows" in screen
+    if fmt == "csv":
+        assert re.search(r"/~[\d,]+ rows", screen), screen
+    assert "100%" in screen and "200,000/200,000 rows" in screen
     assert PROGRESS.search(screen), screen
     assert f"{n:,} rows loaded" in screen

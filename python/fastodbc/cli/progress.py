@@ -65,6 +65,7 @@ class Progress:
             if self._total_bytes:
                 self._total_bytes = None  # at the end, the rows read are the total
                 self._bar.total = self.rows
+                self._bar.bar_format = _ROWS_KNOWN
             self.show()
             self._bar.close()
             self._bar = None
