@@ -43,6 +43,7 @@ from .errors import (
     ProgrammingError,
     Warning,
 )
+from .ingest import ColumnMapping, IngestPlan
 
 Row = _native.Row
 #: What ``Cursor.fetch_record_batch`` returns: Arrow record batches of a result (Arrow C stream).
@@ -139,6 +140,8 @@ __all__ = [
     "Date",
     "DateFromTicks",
     "Error",
+    "ColumnMapping",
+    "IngestPlan",
     "IntegrityError",
     "InterfaceError",
     "InternalError",

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from . import _native
+from . import ingest as _ingest
 from .errors import ProgrammingError
+from .ingest import IngestMode, IngestPlan
 
 if TYPE_CHECKING:
     import pandas
@@ -156,6 +160,110 @@ class Cursor(_native.Cursor):
         except ImportError as e:
             raise ImportError("fetch_polars needs polars: pip install fastodbc[polars]") from e
         return polars.DataFrame(self.fetch_record_batch())
+
+    def ingest(
+        self,
+        table: str,
+        data: Any,
+        *,
+        mode: IngestMode = "append",
+        columns: Mapping[str, str | None] | None = None,
+        schema: str | None = None,
+        batch_rows: int | None = None,
+        batch_bytes: int | None = None,
+        commit: bool = True,
+        commit_every: int | None = None,
+    ) -> int:
+        """Writes ``data`` into ``table`` and returns the number of rows written.
+
+        ``data``: anything with ``__arrow_c_stream__`` or ``__arrow_c_array__`` (a pyarrow
+        Table, RecordBatch or RecordBatchReader, a polars or pandas DataFrame, a DuckDB
+        relation, nanoarrow), or an iterable of record batches; read once, a batch at a time.
+
+        ``mode`` (ADBC's): ``"append"`` to an existing table, ``"create"`` a new one (an error
+        if it exists), ``"replace"`` (drop it if it exists, then create), ``"create_append"``
+        (create it if missing). Created columns get the database's own types for the Arrow
+        types (``ingest_plan`` shows them). ``table`` and ``schema`` are quoted as given.
+
+        Input columns go to the table's columns of the same name (or of the same name in
+        another case, when only one is); ``columns`` maps input names to other column names,
+        or to None to leave an input column out.
+
+        Before anything is sent, every input column's Arrow type is checked against its
+        column's type: a pair that would lose information (a float into an INTEGER, a scale
+        the column would cut, text into a number) raises ``DataError`` naming both. Each
+        value is then checked as it is converted: a value too long for its column, a number
+        out of its range, fractional seconds it would cut raise ``DataError``, a NULL into a
+        NOT NULL column ``IntegrityError``, naming the column, the input row (from 1) and the
+        value or its length. Nothing is ever cut or dropped silently.
+
+        ``commit=True`` (default): the load, with its DROP / CREATE, is one transaction on
+        this cursor's connection, committed at the end and rolled back on any error (the
+        connection's autocommit is off meanwhile and restored after); on a database whose
+        DDL commits by itself (MariaDB, ``SQL_TXN_CAPABLE``) a table the load created is
+        dropped again. ``commit_every=N``: also commits after about every N rows; an error
+        then says how many rows were committed. ``commit=False``: no commit or rollback, for
+        a load inside the caller's transaction.
+
+        ``batch_rows`` / ``batch_bytes``: the most rows and converted bytes sent per
+        statement execution (default: what the driver's strategy sends best, 16 MiB).
+        """
+        return _ingest.ingest(
+            self,
+            table,
+            data,
+            mode=mode,
+            columns=columns,
+            schema=schema,
+            batch_rows=batch_rows,
+            batch_bytes=batch_bytes,
+            commit=commit,
+            commit_every=commit_every,
+        )
+
+    def ingest_parquet(self, table: str, path: str | os.PathLike[str], **options: Any) -> int:
+        """Loads a Parquet file into ``table`` as ``ingest`` does (same keywords), read a
+        batch of ``batch_rows`` (default 65,536) at a time: memory is bounded by the batch,
+        not the file. Needs pyarrow (the ``arrow`` extra)."""
+        return _ingest.ingest_parquet(self, table, path, **options)
+
+    def ingest_csv(
+        self,
+        table: str,
+        path: str | os.PathLike[str],
+        *,
+        read_options: Any = None,
+        parse_options: Any = None,
+        convert_options: Any = None,
+        **options: Any,
+    ) -> int:
+        """Loads a CSV file into ``table`` as ``ingest`` does (same keywords), streamed by
+        ``pyarrow.csv.open_csv`` with the given pyarrow CSV options (column types as pyarrow
+        infers them from the first block unless ``convert_options`` says). Needs pyarrow."""
+        return _ingest.ingest_csv(
+            self,
+            table,
+            path,
+            read_options=read_options,
+            parse_options=parse_options,
+            convert_options=convert_options,
+            **options,
+        )
+
+    def ingest_plan(
+        self,
+        table: str,
+        data: Any,
+        *,
+        mode: IngestMode = "append",
+        columns: Mapping[str, str | None] | None = None,
+        schema: str | None = None,
+    ) -> IngestPlan:
+        """What ``ingest`` would run for ``data`` (or only its schema: anything with
+        ``__arrow_c_schema__`` is read for its schema alone), writing nothing: the column
+        mapping and the DROP / CREATE / INSERT statements; ``str(plan)`` describes it."""
+        source = _ingest.source_of(data)
+        return _ingest.plan(self, table, source, mode=mode, columns=columns, schema=schema)
 
     def commit(self) -> None:
         """Commits the connection's transaction (the work of all its cursors), as pyodbc's."""

@@ -8,6 +8,7 @@
 //! - `reader`: `ArrowBatches`, a result as a stream of batches over a lent statement.
 
 mod convert;
+pub mod ingest;
 pub mod reader;
 pub mod schema;
 mod values;

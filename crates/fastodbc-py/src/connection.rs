@@ -78,6 +78,18 @@ impl Connection {
         Ok(())
     }
 
+    /// Ends the transaction from a thread that does not hold the GIL (a load's commit every N
+    /// rows, between two chunks).
+    pub(crate) fn end_transaction_released(&self, commit: bool) -> fastodbc_core::Result<()> {
+        let mut guard = self.shared.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let conn = guard.as_mut().ok_or_else(|| {
+            fastodbc_core::Error::Programming("Attempt to use a closed connection.".into())
+        })?;
+        conn.end_transaction(commit)?;
+        self.shared.txn_dirty.store(false, Ordering::Release);
+        Ok(())
+    }
+
     fn with_conn<T>(
         &self,
         py: Python<'_>,

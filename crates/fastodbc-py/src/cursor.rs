@@ -25,9 +25,11 @@ use crate::rows::{convert_rows, make_row, ResultView};
 
 mod arrow;
 mod executemany;
+mod ingest;
 mod shared;
 
 pub use arrow::ArrowReader;
+pub use ingest::IngestSource;
 
 use shared::{closed_cursor, CursorShared};
 
@@ -514,6 +516,32 @@ impl Cursor {
     ) -> PyResult<()> {
         crate::params::check_param_rows(py, seq_of_parameters)?;
         self.executemany_impl(py, sql, seq_of_parameters)
+    }
+
+    /// Loads `source` into a table (`fastodbc.ingest` calls it): see `ingest::ingest_impl`.
+    #[pyo3(signature = (source, select, insert, columns, batch_rows=None, batch_bytes=None, commit_every=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn _ingest(
+        &self,
+        py: Python<'_>,
+        source: PyRef<'_, IngestSource>,
+        select: &str,
+        insert: &str,
+        columns: Vec<usize>,
+        batch_rows: Option<usize>,
+        batch_bytes: Option<usize>,
+        commit_every: Option<usize>,
+    ) -> PyResult<usize> {
+        self.ingest_impl(
+            py,
+            &source,
+            select,
+            insert,
+            columns,
+            batch_rows,
+            batch_bytes,
+            commit_every,
+        )
     }
 
     /// The next row, or None when the result set is exhausted.

@@ -72,9 +72,10 @@ fn class_name(e: &Error) -> &'static str {
         // called the failure.
         Error::Odbc { diagnostics, .. } if diagnostics.connection_lost() => "OperationalError",
         Error::Odbc { diagnostics, .. } => class_for_sqlstate(diagnostics.sqlstate()),
-        Error::Truncated { .. } | Error::Decode { .. } | Error::Data(_) | Error::Value { .. } => {
-            "DataError"
-        }
+        // A value refused before it was sent: 22xxx DataError, 23000 (NULL into NOT NULL)
+        // IntegrityError.
+        Error::Value { sqlstate, .. } => class_for_sqlstate(sqlstate),
+        Error::Truncated { .. } | Error::Decode { .. } | Error::Data(_) => "DataError",
         Error::Programming(_) => "ProgrammingError",
         Error::NotSupported(_) => "NotSupportedError",
         Error::Interface(_) => "InterfaceError",
@@ -108,6 +109,12 @@ pub fn db_error(py: Python<'_>, class: &str, sqlstate: &str, message: String) ->
 pub fn to_py(py: Python<'_>, e: Error) -> PyErr {
     let sqlstate = restated(&e).unwrap_or(e.sqlstate());
     db_error(py, class_name(&e), sqlstate, e.to_string())
+}
+
+/// `e` with `note` after its message, in the same class and SQLSTATE.
+pub fn to_py_with_note(py: Python<'_>, e: Error, note: &str) -> PyErr {
+    let sqlstate = restated(&e).unwrap_or(e.sqlstate());
+    db_error(py, class_name(&e), sqlstate, format!("{e} ({note})"))
 }
 
 pub fn programming(py: Python<'_>, message: impl Into<String>) -> PyErr {

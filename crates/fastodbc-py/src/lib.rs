@@ -49,6 +49,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<connection::Connection>()?;
     m.add_class::<cursor::Cursor>()?;
     m.add_class::<cursor::ArrowReader>()?;
+    m.add_class::<cursor::IngestSource>()?;
     m.add("Row", row::row_type(m.py())?)?;
     m.add_function(wrap_pyfunction!(drivers, m)?)?;
     m.add_function(wrap_pyfunction!(data_sources, m)?)?;

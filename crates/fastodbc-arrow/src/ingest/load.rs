@@ -1,0 +1,197 @@
+//! A load: the input's record batches sent into the target table through core's
+//! `ExecuteMany`, so every driver gets the statement form its strategy chooses (parameter
+//! arrays, a compiled-once INSERT, column arrays or multi-row VALUES), in chunks bounded in
+//! rows and bytes.
+
+use arrow_array::{Array, ArrayRef, RecordBatch};
+use arrow_schema::{DataType, Schema};
+use fastodbc_core::{
+    BindOptions, DiagRecord, Error, ExecuteMany, ExecutionGate, ParamValue, Result, Statement,
+    TextEncoding,
+};
+
+use super::rows::{write_column, At};
+use super::target::TargetColumn;
+use super::types::{arrow_type_text, choose, WriteOptions, Writer};
+
+/// Bytes of converted values a chunk holds at most (as `executemany::PARAM_CHUNK_BYTES`).
+pub const CHUNK_BYTES: usize = fastodbc_core::executemany::PARAM_CHUNK_BYTES;
+
+/// One target column and the input column written into it.
+#[derive(Debug, Clone)]
+pub struct LoadColumn {
+    /// The input column's index in the input schema.
+    pub source: usize,
+    pub target: TargetColumn,
+    pub writer: Writer,
+    /// `target.type_text()`, once.
+    type_text: String,
+}
+
+/// Checks every input column against the target column it goes to (`source[k]` is the
+/// input index written into `targets[k]`): all the refusals together in one `DataError`,
+/// before anything is sent.
+pub fn plan_columns(
+    schema: &Schema,
+    source: &[usize],
+    targets: Vec<TargetColumn>,
+    opts: &WriteOptions,
+) -> Result<Vec<LoadColumn>> {
+    if source.len() != targets.len() {
+        return Err(Error::Programming(format!(
+            "{} input columns for {} target columns",
+            source.len(),
+            targets.len()
+        )));
+    }
+    let mut refusals = Vec::new();
+    let mut columns = Vec::with_capacity(targets.len());
+    for (&s, target) in source.iter().zip(targets) {
+        let field = schema.fields().get(s).ok_or_else(|| {
+            Error::Programming(format!("input column {s} is not in the input's schema"))
+        })?;
+        let type_text = target.type_text();
+        match choose(field.data_type(), &target, opts) {
+            Ok(writer) => columns.push(LoadColumn {
+                source: s,
+                target,
+                writer,
+                type_text,
+            }),
+            Err(why) => refusals.push(format!(
+                "input column {:?} ({}) cannot be stored in column {:?} ({type_text}): {why}",
+                field.name(),
+                arrow_type_text(field.data_type()),
+                target.name,
+            )),
+        }
+    }
+    if refusals.is_empty() {
+        Ok(columns)
+    } else {
+        Err(Error::Data(refusals.join("; ")))
+    }
+}
+
+/// A dictionary's values decoded, a view as its plain layout: the layouts `rows` reads.
+fn normalized(array: &ArrayRef) -> Result<ArrayRef> {
+    let plain = match array.data_type() {
+        DataType::Dictionary(_, v) => (**v).clone(),
+        DataType::Utf8View => DataType::Utf8,
+        DataType::BinaryView => DataType::Binary,
+        _ => return Ok(array.clone()),
+    };
+    let array = arrow_cast::cast(array, &plain)
+        .map_err(|e| Error::Data(format!("reading the input: {e}")))?;
+    // A dictionary of dictionaries or of views.
+    normalized(&array)
+}
+
+/// A load under way on a statement.
+pub struct Load<'s> {
+    run: ExecuteMany<'s>,
+    columns: Vec<LoadColumn>,
+    opts: WriteOptions,
+    chunk_rows: usize,
+    chunk_bytes: usize,
+    /// Input rows sent so far.
+    rows: usize,
+}
+
+impl<'s> Load<'s> {
+    /// Prepares `insert` (one marker per column, in `columns`' order) on `stmt`. `chunk_rows`
+    /// / `chunk_bytes`: the most rows and converted bytes sent per execution (None: the
+    /// driver strategy's chunk, `CHUNK_BYTES`).
+    pub fn start(
+        stmt: &'s mut Statement,
+        insert: &str,
+        columns: Vec<LoadColumn>,
+        opts: WriteOptions,
+        chunk_rows: Option<usize>,
+        chunk_bytes: Option<usize>,
+    ) -> Result<Load<'s>> {
+        let strategy = stmt.strategy();
+        // Arrow text is UTF-8: sent as is where the driver's narrow text is UTF-8.
+        let text = if strategy.text_as_utf8 {
+            TextEncoding::Utf8
+        } else {
+            TextEncoding::Utf16
+        };
+        let bind = BindOptions::for_driver(text, &strategy);
+        let markers = columns.len();
+        let run = ExecuteMany::start(stmt, insert, Some(markers), bind, true, None)?;
+        let chunk_rows = chunk_rows.unwrap_or_else(|| run.chunk_rows()).max(1);
+        Ok(Load {
+            run,
+            columns,
+            opts,
+            chunk_rows,
+            chunk_bytes: chunk_bytes.unwrap_or(CHUNK_BYTES).max(1),
+            rows: 0,
+        })
+    }
+
+    /// Input rows sent so far.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Sends the rows of `batch` in chunks, every execution inside `gate`; `after_chunk` runs
+    /// after each chunk with the rows sent so far (a commit every N rows, a check for Ctrl-C).
+    pub fn send(
+        &mut self,
+        batch: &RecordBatch,
+        gate: &impl ExecutionGate,
+        after_chunk: &mut dyn FnMut(usize) -> Result<()>,
+    ) -> Result<()> {
+        let n = batch.num_rows();
+        if n == 0 {
+            return Ok(());
+        }
+        let arrays: Vec<ArrayRef> = self
+            .columns
+            .iter()
+            .map(|c| {
+                let a = batch.columns().get(c.source).ok_or_else(|| {
+                    Error::Programming(format!("input column {} is missing from a batch", c.source))
+                })?;
+                normalized(a)
+            })
+            .collect::<Result<_>>()?;
+        // Converted values take about the input's bytes, text twice that as UTF-16.
+        let per_row = (batch.get_array_memory_size() * 2 / n).max(1);
+        let rows_per_chunk = self.chunk_rows.min(self.chunk_bytes / per_row).max(1);
+        let mut start = 0;
+        while start < n {
+            let len = rows_per_chunk.min(n - start);
+            let mut rows: Vec<Vec<ParamValue>> =
+                (0..len).map(|_| Vec::with_capacity(arrays.len())).collect();
+            for (c, array) in self.columns.iter().zip(&arrays) {
+                let part = array.slice(start, len);
+                let at = At {
+                    column: &c.target.name,
+                    sql_type: &c.type_text,
+                    nullable: c.target.nullable,
+                    refuse_nul: self.opts.refuse_nul,
+                    first_row: self.rows + 1,
+                };
+                write_column(part.as_ref(), &c.writer, &mut rows, &at)?;
+            }
+            self.run.send(&rows, gate)?;
+            self.rows += len;
+            start += len;
+            after_chunk(self.rows)?;
+        }
+        Ok(())
+    }
+
+    /// SQL_SUCCESS_WITH_INFO records of every execution so far.
+    pub fn messages(&self) -> &[DiagRecord] {
+        self.run.messages()
+    }
+
+    /// The rows the driver counted (-1: unknown); `rows()` is what was sent.
+    pub fn finish(self) -> i64 {
+        self.run.finish()
+    }
+}

@@ -1,0 +1,23 @@
+//! Bulk load: Arrow record batches into a table, through the same parameter paths as
+//! `executemany`, with no Python object per value.
+//!
+//! - `target`: the table's columns as the driver describes them;
+//! - `types`: the write direction's type table (Arrow type x SQL type -> `Writer`, or a refusal);
+//! - `rows`: input values to parameter rows, each checked against its column;
+//! - `create`: the SQL types `create` mode asks for;
+//! - `load`: `Load`, the batches sent in chunks through core's `ExecuteMany`.
+
+pub mod create;
+mod load;
+mod rows;
+pub mod target;
+pub mod types;
+
+pub use create::{create_type, CreateType};
+pub use load::{plan_columns, Load, LoadColumn, CHUNK_BYTES};
+pub use rows::civil_from_days;
+pub use target::{describe_target, TargetColumn};
+pub use types::{arrow_type_text, WriteOptions, Writer};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,92 @@
+//! The target table's columns, as the driver describes them: read once per load, before any
+//! row is sent, so that each input column can be checked against the column it goes to.
+
+use fastodbc_core::types::text::to_utf16;
+use fastodbc_core::{ffi, Result, Statement};
+
+/// One column of the target table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetColumn {
+    pub name: String,
+    /// The driver's SQL type (`SQLDescribeCol`).
+    pub sql_type: i16,
+    /// Characters of a text column, bytes of a binary one, digits of a number.
+    pub size: usize,
+    /// Scale of an exact number, fractional second digits of a time or timestamp.
+    pub digits: i16,
+    /// False only where the driver says NOT NULL (`SQL_NO_NULLS`); unknown counts as nullable.
+    pub nullable: bool,
+    pub unsigned: bool,
+}
+
+impl TargetColumn {
+    /// The column's type as SQL text, for messages and `--dry-run`.
+    pub fn type_text(&self) -> String {
+        let sized = |name: &str| format!("{name}({})", self.size);
+        let mut text = match self.sql_type {
+            ffi::SQL_BIT => "BIT".to_string(),
+            ffi::SQL_TINYINT => "TINYINT".into(),
+            ffi::SQL_SMALLINT => "SMALLINT".into(),
+            ffi::SQL_INTEGER => "INTEGER".into(),
+            ffi::SQL_BIGINT => "BIGINT".into(),
+            ffi::SQL_REAL => "REAL".into(),
+            ffi::SQL_FLOAT => "FLOAT".into(),
+            ffi::SQL_DOUBLE => "DOUBLE".into(),
+            ffi::SQL_NUMERIC | ffi::SQL_DECIMAL => {
+                format!("NUMERIC({},{})", self.size, self.digits)
+            }
+            ffi::SQL_CHAR => sized("CHAR"),
+            ffi::SQL_VARCHAR => sized("VARCHAR"),
+            ffi::SQL_LONGVARCHAR => "LONGVARCHAR".into(),
+            ffi::SQL_WCHAR => sized("WCHAR"),
+            ffi::SQL_WVARCHAR => sized("WVARCHAR"),
+            ffi::SQL_WLONGVARCHAR => "WLONGVARCHAR".into(),
+            ffi::SQL_BINARY => sized("BINARY"),
+            ffi::SQL_VARBINARY => sized("VARBINARY"),
+            ffi::SQL_LONGVARBINARY => "LONGVARBINARY".into(),
+            ffi::SQL_TYPE_DATE => "DATE".into(),
+            ffi::SQL_TYPE_TIME => "TIME".into(),
+            ffi::SQL_TYPE_TIMESTAMP => format!("TIMESTAMP({})", self.digits.max(0)),
+            ffi::SQL_GUID => "GUID".into(),
+            other => format!("SQL type {other}"),
+        };
+        if self.unsigned && is_integer(self.sql_type) {
+            text.push_str(" UNSIGNED");
+        }
+        if !self.nullable {
+            text.push_str(" NOT NULL");
+        }
+        text
+    }
+}
+
+pub fn is_integer(sql_type: i16) -> bool {
+    matches!(
+        sql_type,
+        ffi::SQL_TINYINT | ffi::SQL_SMALLINT | ffi::SQL_INTEGER | ffi::SQL_BIGINT
+    )
+}
+
+/// Describes the columns of `select`, a query naming the target's columns that returns no
+/// row (`SELECT a, b FROM t WHERE 1 = 0`).
+pub fn describe_target(stmt: &mut Statement, select: &str) -> Result<Vec<TargetColumn>> {
+    stmt.reset();
+    stmt.exec_direct(&to_utf16(select))?;
+    let n = stmt.num_result_cols()?;
+    let mut columns = Vec::with_capacity(n);
+    for i in 0..n {
+        let desc = stmt.describe_col(i)?;
+        // Some drivers don't answer SQL_DESC_UNSIGNED for every type: signed then.
+        let unsigned = is_integer(desc.sql_type) && stmt.column_unsigned(i).unwrap_or(false);
+        columns.push(TargetColumn {
+            name: desc.name,
+            sql_type: desc.sql_type,
+            size: desc.size,
+            digits: desc.digits,
+            nullable: desc.nullable,
+            unsigned,
+        });
+    }
+    stmt.close_cursor();
+    Ok(columns)
+}

@@ -1,0 +1,260 @@
+//! `Cursor._ingest`: an Arrow input loaded into a table by `fastodbc_arrow::ingest::Load`,
+//! with the GIL released while values are converted and sent. The DB-API side (modes, the
+//! CREATE TABLE, the transaction) is `fastodbc.ingest`.
+
+use std::sync::{Arc, Mutex};
+
+use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_schema::SchemaRef;
+use fastodbc_arrow::ingest::{
+    arrow_type_text, create_type, describe_target, plan_columns, Load, WriteOptions,
+};
+use fastodbc_core::{Error, Result};
+use pyo3::prelude::*;
+use pyo3::types::{PyIterator, PyTuple};
+use pyo3_arrow::{PyRecordBatch, PyRecordBatchReader};
+
+use super::{message_tuples, Cursor};
+use crate::errors::{self, IntoPyResult};
+
+/// Where a load's record batches come from.
+enum Batches {
+    /// An Arrow C stream, read with the GIL released (a producer that needs Python, such as
+    /// pyarrow over a generator, takes the GIL itself).
+    Stream(Box<dyn RecordBatchReader + Send>),
+    /// Python objects with `__arrow_c_array__`, pulled with the GIL; `first` was pulled to
+    /// learn the schema.
+    Objects {
+        first: Option<RecordBatch>,
+        rest: Option<Py<PyIterator>>,
+    },
+}
+
+impl Batches {
+    /// The next batch; batch `index` (counted from 1) for messages.
+    fn next(&mut self, schema: &SchemaRef, index: usize) -> Result<Option<RecordBatch>> {
+        match self {
+            Batches::Stream(reader) => reader
+                .next()
+                .transpose()
+                .map_err(|e| Error::Data(format!("reading the input: {e}"))),
+            Batches::Objects { first, rest } => {
+                if let Some(b) = first.take() {
+                    return Ok(Some(b));
+                }
+                let Some(rest) = rest else { return Ok(None) };
+                let batch = Python::with_gil(|py| -> PyResult<Option<RecordBatch>> {
+                    match rest.bind(py).clone().next() {
+                        None => Ok(None),
+                        Some(item) => Ok(Some(item?.extract::<PyRecordBatch>()?.into_inner())),
+                    }
+                })
+                .map_err(|e| Error::Data(format!("reading input batch {index}: {e}")))?;
+                if let Some(b) = &batch {
+                    if b.schema().fields() != schema.fields() {
+                        return Err(Error::Data(format!(
+                            "input batch {index} has another schema than the first: {} against {}",
+                            b.schema(),
+                            schema
+                        )));
+                    }
+                }
+                Ok(batch)
+            }
+        }
+    }
+}
+
+/// The input of a load: record batches of one schema, from anything with
+/// `__arrow_c_stream__` or `__arrow_c_array__`, or an iterable of record batches. Read once.
+#[pyclass(module = "fastodbc._native", name = "IngestSource")]
+pub struct IngestSource {
+    schema: SchemaRef,
+    batches: Mutex<Option<Batches>>,
+}
+
+#[pymethods]
+impl IngestSource {
+    #[new]
+    fn new(data: &Bound<'_, PyAny>) -> PyResult<IngestSource> {
+        let py = data.py();
+        let (schema, batches) = if data.hasattr("__arrow_c_stream__")? {
+            let reader: PyRecordBatchReader = data.extract()?;
+            let schema = reader.schema_ref()?;
+            (schema, Batches::Stream(reader.into_reader()?))
+        } else if data.hasattr("__arrow_c_array__")? {
+            let batch = data.extract::<PyRecordBatch>()?.into_inner();
+            let schema = batch.schema();
+            let batches = Batches::Objects {
+                first: Some(batch),
+                rest: None,
+            };
+            (schema, batches)
+        } else {
+            let rest = data.try_iter().map_err(|_| {
+                errors::programming(
+                    py,
+                    "ingest takes an object with __arrow_c_stream__ or __arrow_c_array__ \
+                     (a pyarrow Table, RecordBatch or RecordBatchReader, a polars DataFrame, \
+                     ...) or an iterable of record batches",
+                )
+            })?;
+            let Some(first) = rest.clone().next() else {
+                return Err(errors::programming(
+                    py,
+                    "ingest was given no record batch: the input's schema is unknown",
+                ));
+            };
+            let batch = first?.extract::<PyRecordBatch>()?.into_inner();
+            let schema = batch.schema();
+            let batches = Batches::Objects {
+                first: Some(batch),
+                rest: Some(rest.unbind()),
+            };
+            (schema, batches)
+        };
+        Ok(IngestSource {
+            schema,
+            batches: Mutex::new(Some(batches)),
+        })
+    }
+
+    /// One tuple per input column: (name, Arrow type text, nullable, the SQL type `create`
+    /// asks for as (SQL type, unsigned, precision, scale), or why no column can hold it).
+    #[getter]
+    fn fields<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+        self.schema
+            .fields()
+            .iter()
+            .map(|f| {
+                let create: PyObject = match create_type(f.data_type()) {
+                    Ok(t) => (t.sql_type, t.unsigned, t.precision, t.scale)
+                        .into_pyobject(py)?
+                        .into_any()
+                        .unbind(),
+                    Err(why) => why.into_pyobject(py)?.into_any().unbind(),
+                };
+                PyTuple::new(
+                    py,
+                    [
+                        f.name().into_pyobject(py)?.into_any().unbind(),
+                        arrow_type_text(f.data_type())
+                            .into_pyobject(py)?
+                            .into_any()
+                            .unbind(),
+                        pyo3::types::PyBool::new(py, f.is_nullable())
+                            .to_owned()
+                            .into_any()
+                            .unbind(),
+                        create,
+                    ],
+                )
+            })
+            .collect()
+    }
+}
+
+/// A Python exception raised while the load ran without the GIL (Ctrl-C), kept to be raised
+/// instead of the core error that stopped the load.
+struct Pending(Option<PyErr>);
+
+impl Cursor {
+    /// Loads `source` into the table: `select` names the target columns and returns no row,
+    /// `insert` has one marker per target column, `columns[k]` is the input column written to
+    /// target column k. Commits after every `commit_every` rows when given. Returns the rows
+    /// sent.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn ingest_impl(
+        &self,
+        py: Python<'_>,
+        source: &IngestSource,
+        select: &str,
+        insert: &str,
+        columns: Vec<usize>,
+        batch_rows: Option<usize>,
+        batch_bytes: Option<usize>,
+        commit_every: Option<usize>,
+    ) -> PyResult<usize> {
+        let Some(mut batches) = crate::lock::lock(py, &source.batches).take() else {
+            return Err(errors::programming(py, "this input was read already"));
+        };
+        let schema = Arc::clone(&source.schema);
+        let (_settings, mut guard) = self.begin_statement(py)?;
+        let st = &mut *guard;
+        self.apply_timeout(py, st)?;
+        let stmt = self.statement(py, st)?;
+        let strategy = stmt.strategy();
+        let opts = WriteOptions {
+            sizes_unreliable: strategy.plan.sizes_unreliable,
+            refuse_nul: strategy.refuse_nul,
+            timestamp_digits: if strategy.timestamp_as_text { 6 } else { 9 },
+        };
+        let gate = &self.shared.cancel;
+        let conn = self.conn();
+        let mut committed = 0usize;
+        let mut pending = Pending(None);
+        let mut messages = Vec::new();
+        let result = py.allow_threads(|| -> Result<usize> {
+            let targets = describe_target(stmt, select)?;
+            let columns = plan_columns(&schema, &columns, targets, &opts)?;
+            let mut load = Load::start(stmt, insert, columns, opts, batch_rows, batch_bytes)?;
+            let mut after_chunk = |sent: usize| -> Result<()> {
+                // Ctrl-C in the main thread: stop between chunks.
+                if let Err(e) = Python::with_gil(|py| py.check_signals()) {
+                    pending.0 = Some(e);
+                    return Err(Error::Programming("interrupted".into()));
+                }
+                if let Some(every) = commit_every {
+                    if sent - committed >= every {
+                        conn.end_transaction_released(true)?;
+                        committed = sent;
+                    }
+                }
+                Ok(())
+            };
+            let mut index = 0;
+            let outcome = loop {
+                index += 1;
+                match batches.next(&schema, index) {
+                    Ok(Some(batch)) => {
+                        if let Err(e) = load.send(&batch, gate, &mut after_chunk) {
+                            break Err(e);
+                        }
+                    }
+                    Ok(None) => break Ok(()),
+                    Err(e) => break Err(e),
+                }
+            };
+            messages = message_tuples(load.messages());
+            let rows = load.rows();
+            load.finish();
+            outcome.map(|_| rows)
+        });
+        st.messages = messages;
+        if self.conn().in_manual_commit() {
+            self.conn()
+                .shared
+                .txn_dirty
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+        match result {
+            Ok(rows) => {
+                st.rowcount = rows as i64;
+                Ok(rows)
+            }
+            Err(_) if pending.0.is_some() => Err(pending
+                .0
+                .take()
+                .unwrap_or_else(|| errors::programming(py, "interrupted"))),
+            Err(e) if commit_every.is_some() => Err(errors::to_py_with_note(
+                py,
+                e,
+                &format!(
+                    "{committed} input rows were committed before the error; \
+                     the rest of the load is rolled back"
+                ),
+            )),
+            Err(e) => Err(e).py(py),
+        }
+    }
+}
