@@ -46,25 +46,34 @@ def _sources(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Runs the command line; returns the exit code."""
+    """Runs the command line; returns the exit code. After Ctrl-C it ends the process itself
+    (exit code 130), for the reason _end_now gives."""
     try:
         args = _parser().parse_args(argv)
-        return args.run(args)
+        code = args.run(args)
     except Failure as e:
         print(f"fastodbc {e}" if e.code == 2 else f"fastodbc: {e}", file=sys.stderr)
         return e.code
-    except Interrupted:
-        # The worker is stuck where no cancel reaches it, on the connection: the process ends
-        # without closing it under the worker (the server rolls back its open transaction).
-        for stream in (sys.stderr, sys.stdout):
-            try:
-                stream.flush()
-            except (OSError, ValueError):
-                pass
-        os._exit(EXIT_INTERRUPTED)
-    except KeyboardInterrupt:
-        # Ctrl-C before any work began (while connecting, or importing pyarrow).
-        return EXIT_INTERRUPTED
+    except (Interrupted, KeyboardInterrupt):
+        # Interrupted: the worker is stuck where no cancel reaches it, on the connection; the
+        # process ends without closing it under the worker (the server rolls back its open
+        # transaction). KeyboardInterrupt: Ctrl-C before the work began.
+        _end_now()
+    if code == EXIT_INTERRUPTED:
+        _end_now()
+    return code
+
+
+def _end_now() -> None:
+    """Exits with 130 at once. After Ctrl-C, threads not Python's own may still be blocked
+    (pyarrow's CSV read-ahead waiting on stdin, holding its lock): the interpreter's shutdown
+    would wait for that lock, or unwind such a thread through C++ frames, and abort."""
+    for stream in (sys.stderr, sys.stdout):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(EXIT_INTERRUPTED)
 
 
 if __name__ == "__main__":

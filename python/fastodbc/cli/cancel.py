@@ -1,9 +1,10 @@
 """Ctrl-C during a command's work: the statement is cancelled, not waited for.
 
 Python delivers KeyboardInterrupt to the main thread only, between bytecodes: a main thread
-blocked in the driver (a long execute, the GIL released) would see it only once the statement
-ends. So the work runs on a worker thread; the main thread waits for it (and refreshes the
-progress display), and at Ctrl-C calls ``cursor.cancel()``, which sends SQLCancel to an
+blocked in the driver (a long execute, the GIL released) or in pyarrow (a CSV reader waiting for
+stdin) would see it only once that call returns. So all of the work, from connecting on, runs
+on a worker thread; the main thread waits for it (and refreshes the progress display), and at
+Ctrl-C calls ``cursor.cancel()``, which sends SQLCancel to an
 execution in progress, or stops the result being read at its next block (see
 crates/fastodbc-py/src/cancel.rs). The worker also checks between batches (``check``), which
 stops work that is in pyarrow or in the input rather than in the driver.
@@ -38,14 +39,20 @@ class Interrupted(Exception):
 
 
 class Cancellable:
-    """Runs work on a worker thread, cancelling ``cursor`` at Ctrl-C."""
+    """Runs work on a worker thread, cancelling its cursor (``attach``) at Ctrl-C."""
 
-    def __init__(self, cursor: Any):
-        self.cursor = cursor
+    def __init__(self) -> None:
+        self.cursor: Any = None
         #: The worker did not stop within GRACE_S of the cancel: its connection is not closed
         #: under it (the process exits instead).
         self.stuck = False
         self._stop = threading.Event()
+
+    def attach(self, cursor: Any) -> None:
+        """For the worker: the cursor Ctrl-C cancels from now on (Interrupted if it came
+        already)."""
+        self.cursor = cursor
+        self.check()
 
     def check(self) -> None:
         """For the worker, between batches: raises Interrupted once Ctrl-C was pressed."""
@@ -87,6 +94,8 @@ class Cancellable:
         return outcome["value"]
 
     def _cancel(self) -> None:
+        if self.cursor is None:
+            return  # still connecting: nothing to cancel, the worker stops at attach
         try:
             self.cursor.cancel()
         except Error:

@@ -60,23 +60,28 @@ def run(args: argparse.Namespace) -> int:
         raise usage("export", f"cannot tell the format of {output!r}: use --format")
     if output == "-" and (args.rows_per_file or args.max_file_bytes):
         raise usage("export", "--rows-per-file / --max-file-bytes need an OUTPUT file, not stdout")
-    cnxn = open_connection(connection_string("export", args, given))
+    connstr = connection_string("export", args, given)
     parts = OutputParts(output, fmt, args.compression, args.rows_per_file, args.max_file_bytes)
     progress = Progress("export", quiet=args.quiet)
-    cursor = cnxn.cursor()
-    cancellable = Cancellable(cursor)
+    cancellable = Cancellable()
 
     def work() -> int:
-        cursor.execute(query, *args.param)
-        reader = cursor.fetch_record_batch(args.batch_rows, args.batch_bytes)
-        for batch in reader:
-            cancellable.check()
-            parts.write(batch)
-            progress.rows += batch.num_rows
+        cnxn = open_connection(connstr)
+        try:
+            cursor = cnxn.cursor()
+            cancellable.attach(cursor)
+            cursor.execute(query, *args.param)
+            reader = cursor.fetch_record_batch(args.batch_rows, args.batch_bytes)
+            for batch in reader:
+                cancellable.check()
+                parts.write(batch)
+                progress.rows += batch.num_rows
+                progress.bytes = parts.bytes
+            parts.close(reader.schema)
             progress.bytes = parts.bytes
-        parts.close(reader.schema)
-        progress.bytes = parts.bytes
-        return progress.rows
+            return progress.rows
+        finally:
+            cnxn.close()
 
     try:
         rows = cancellable.run(work, tick=progress.show)
@@ -91,12 +96,9 @@ def run(args: argparse.Namespace) -> int:
     except BaseException as e:
         progress.close()
         parts.abandon()
-        if isinstance(e, Exception):
-            raise Failure(code_of(e), str(e)) from e
-        raise
-    finally:
-        if not cancellable.stuck:
-            cnxn.close()
+        if isinstance(e, Failure) or not isinstance(e, Exception):
+            raise
+        raise Failure(code_of(e), str(e)) from e
     progress.close()
     if not args.quiet:
         where = output if not parts.split else f"{len(parts.paths)} files, {parts.paths[0]} to {parts.paths[-1].name}"

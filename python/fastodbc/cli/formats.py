@@ -119,13 +119,18 @@ def open_input(path: str, fmt: str, batch_rows: int | None, csv_types: dict[str,
     import pyarrow as pa
     import pyarrow.ipc as ipc
 
+    # IPC aligns buffers to 8 bytes; arrow-rs, under ingest, requires a decimal128 buffer's 16
+    # (and panics otherwise), which pyarrow's DataTypeSpecific does not give: At64Byte copies
+    # the buffers that are not aligned so.
+    alignment = getattr(ipc, "Alignment", None)  # pyarrow 17
+    options = ipc.IpcReadOptions(ensure_alignment=alignment.At64Byte) if alignment else None
     if size is not None:
         try:
-            file = ipc.open_file(source)
+            file = ipc.open_file(source, options=options)
         except pa.ArrowInvalid:  # not the file format: the stream format (also .arrow)
             source.seek(0)
         else:
             batches = (file.get_batch(i) for i in range(file.num_record_batches))
             return Input(file.schema, batches, source, total_bytes=size)
-    stream = ipc.open_stream(source)
+    stream = ipc.open_stream(source, options=options)
     return Input(stream.schema, iter(stream), source, total_bytes=size)

@@ -89,23 +89,26 @@ def run(args: argparse.Namespace) -> int:
     if source != "-" and not Path(source).is_file():
         raise usage("import", f"no such file: {source}")
     columns = _mapping(args.column)
-    cnxn = open_connection(connection_string("import", args, given))
-    cursor = cnxn.cursor()
-    cancellable = Cancellable(cursor)
+    connstr = connection_string("import", args, given)
     target = {"mode": args.mode, "columns": columns, "schema": args.schema}
-    try:
-        csv_types = _table_types(cursor, table, args.schema, columns) if fmt == "csv" else None
-        data = open_input(source, fmt, args.batch_rows, csv_types)
-        if args.dry_run:
-            count = "" if data.total_rows is None else f", {data.total_rows:,} rows"
-            print(f"{'stdin' if source == '-' else source} ({fmt}{count}) into")
-            print(cursor.ingest_plan(table, data.schema, **target))
-            return EXIT_OK
-        progress = Progress("import", quiet=args.quiet, total_rows=data.total_rows, total_bytes=data.total_bytes)
+    progress = Progress("import", quiet=args.quiet)
+    cancellable = Cancellable()
 
-        def work() -> int:
-            import pyarrow as pa
+    def work() -> int | None:
+        import pyarrow as pa
 
+        cnxn = open_connection(connstr)
+        try:
+            cursor = cnxn.cursor()
+            cancellable.attach(cursor)
+            csv_types = _table_types(cursor, table, args.schema, columns) if fmt == "csv" else None
+            data = open_input(source, fmt, args.batch_rows, csv_types)
+            if args.dry_run:
+                count = "" if data.total_rows is None else f", {data.total_rows:,} rows"
+                print(f"{'stdin' if source == '-' else source} ({fmt}{count}) into")
+                print(cursor.ingest_plan(table, data.schema, **target))
+                return None
+            progress.total_rows, progress.total_bytes = data.total_rows, data.total_bytes
             failed: list[Exception] = []
             batches = _counted(data, progress, cancellable, failed)
             try:
@@ -120,21 +123,24 @@ def run(args: argparse.Namespace) -> int:
                 if failed:
                     raise failed[0] from None
                 raise
-
-        try:
-            rows = cancellable.run(work, tick=progress.show)
         finally:
-            progress.close()
+            cnxn.close()
+
+    try:
+        rows = cancellable.run(work, tick=progress.show)
     except Interrupted as stop:
+        progress.close()
         if not stop.finished:
             raise
         return EXIT_INTERRUPTED
+    except Failure:
+        progress.close()
+        raise
     except Exception as e:
+        progress.close()
         raise Failure(code_of(e), str(e)) from e
-    finally:
-        if not cancellable.stuck:
-            cnxn.close()
-    if not args.quiet:
+    progress.close(finished=True)
+    if rows is not None and not args.quiet:
         print(f"fastodbc: {rows:,} rows loaded into {table}", file=sys.stderr)
     return EXIT_OK
 

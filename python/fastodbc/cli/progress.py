@@ -31,57 +31,56 @@ def on_terminal() -> bool:
 
 
 class Progress:
-    """A progress display for ``action`` ('export', 'import'); ``total_rows`` or ``total_bytes``
-    give the percentage (bytes: of the input read, the rows' total estimated from them)."""
+    """A progress display for ``action`` ('export', 'import'). The worker sets ``total_rows``
+    or ``total_bytes`` once it knows them (the percentage: of the rows, or of the input's bytes
+    read, the rows' total then estimated from them)."""
 
-    def __init__(
-        self, action: str, *, quiet: bool, total_rows: int | None = None, total_bytes: int | None = None
-    ):
+    def __init__(self, action: str, *, quiet: bool):
         self.rows = 0
         #: Bytes of the output written or of the input read, so far.
         self.bytes = 0
-        self._total_bytes = total_bytes if total_rows is None else None
-        self._bar = None if quiet or not on_terminal() else _bar(action, total_rows)
+        self.total_rows: int | None = None
+        self.total_bytes: int | None = None
+        self._bar = None if quiet or not on_terminal() else _bar(action)
 
     def show(self) -> None:
         """Redraws the display with the counts (main thread)."""
         bar = self._bar
         if bar is None:
             return
-        rows, done = self.rows, self.bytes
-        if self._total_bytes and done:
-            bar.total = max(rows, round(rows * self._total_bytes / done))
-            bar.bar_format = _ROWS_ESTIMATED
+        rows, done, total_bytes = self.rows, self.bytes, self.total_bytes
         # tqdm formats a percentage only for a total above 0.
-        if not bar.total:
-            bar.bar_format = _COUNTS
-        text = _size(done) + (f" of {_size(self._total_bytes)}" if self._total_bytes else "")
-        bar.set_postfix_str(text, refresh=False)
+        if self.total_rows:
+            bar.total, bar.bar_format = self.total_rows, _ROWS_KNOWN
+        elif total_bytes and done:
+            bar.total, bar.bar_format = max(rows, round(rows * total_bytes / done)), _ROWS_ESTIMATED
+        else:
+            bar.total, bar.bar_format = None, _COUNTS
+        of = f" of {_size(total_bytes)}" if total_bytes and not self.total_rows else ""
+        bar.set_postfix_str(_size(done) + of, refresh=False)
         bar.update(rows - bar.n)
 
-    def close(self) -> None:
-        """Draws the final counts (if the display was shown at all) and ends the line."""
+    def close(self, finished: bool = False) -> None:
+        """Draws the final counts (if the display was shown at all) and ends the line;
+        ``finished``: the whole input was read (its rows are the total)."""
         if self._bar is not None:
-            if self._total_bytes:
-                self._total_bytes = None  # at the end, the rows read are the total
-                self._bar.total = self.rows
-                self._bar.bar_format = _ROWS_KNOWN
+            if finished:
+                self.total_rows = self.rows
             self.show()
             self._bar.close()
             self._bar = None
 
 
-def _bar(action: str, total_rows: int | None) -> Any:
+def _bar(action: str) -> Any:
     try:
         from tqdm import tqdm
     except ImportError:
         return None
     return tqdm(
         desc=action,
-        total=total_rows,
         unit=" rows",
         unit_scale=True,
-        bar_format=_ROWS_KNOWN if total_rows else _COUNTS,
+        bar_format=_COUNTS,
         file=sys.stderr,
         delay=DELAY_S,
         # Redrawn at each show() (every call counts, however few rows came since the last),
