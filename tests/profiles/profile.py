@@ -285,6 +285,9 @@ class Profile:
     current_database_sql: str | None = None
     # SQL that makes the server send {text} as an informational message (cursor.messages).
     notice_sql: str | None = None
+    # Connection-string attribute -> the key a data source in odbc.ini gives it, where the
+    # driver reads another name there (psqlODBC: Servername for Server); tests/cli's --dsn.
+    dsn_keys: dict[str, str] = dataclasses.field(default_factory=dict)
     # -- driver answers the pyodbc API tests meet
     drop_rowcount: int = 0  # rowcount after DROP TABLE (-1: the driver's SQLRowCount is silent)
     # SQL that creates / drops a stored procedure or function {name} with one integer
