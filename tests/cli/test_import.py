@@ -5,33 +5,19 @@ the target as it was (one transaction); the other exit codes."""
 
 from __future__ import annotations
 
-import re
-
 import pyarrow as pa
 import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 import pytest
 
-from .conftest import ORDERS
+from .conftest import COLUMNS, ORDERS, fetch, orders_ddl
 from .files import SUFFIXES
 from .invocation import run
-
-COLUMNS = "id, city, amount"
-
-
-def fetch(connect, sql: str) -> pa.Table:
-    """A query's result through a connection of its own (a fresh snapshot: MariaDB's
-    REPEATABLE READ would keep showing an older one to a connection that read before)."""
-    return connect(autocommit=True).cursor().execute(sql).fetch_arrow_table()
 
 
 def export(backend, orders: str, path) -> None:
     done = run("export", backend.connstr, f"SELECT {COLUMNS} FROM {orders}", str(path), "--quiet")
     assert done.returncode == 0, done.stderr.decode()
-
-
-def orders_ddl(backend) -> str:
-    return f"id INTEGER, city VARCHAR(20), amount {backend.ddl('numeric(18,4)')}"
 
 
 @pytest.mark.parametrize("fmt", SUFFIXES)
@@ -179,35 +165,3 @@ def test_import_exit_codes(backend, connect, table, orders, tmp_path):
     done = run("import", backend.connstr, missing, str(garbage), "--mode", "create")
     assert done.returncode == 5, done.stderr.decode()
 
-
-def dsn_file(backend, path, name: str) -> None:
-    """An odbc.ini at ``path`` with data source ``name`` holding the attributes of the
-    backend's connection string (named as its driver reads them there)."""
-    pairs = re.findall(r"\s*([^=;]+)=(\{(?:[^}]|\}\})*\}|[^;]*);?", backend.connstr)
-    lines = [f"[{name}]"]
-    for key, value in pairs:
-        if value.startswith("{"):
-            value = value[1:-1].replace("}}", "}")
-        key = key.strip()
-        lines.append(f"{backend.dsn_keys.get(key.lower(), key)}={value}")
-    path.write_text("\n".join(lines) + "\n")
-
-
-def test_connection_from_a_dsn_or_the_environment(backend, connect, table, orders, tmp_path):
-    ini = tmp_path / "odbc.ini"
-    dsn_file(backend, ini, "fastodbc_cli_test")
-    env = {"ODBCINI": str(ini)}
-    source = tmp_path / "orders.arrow"
-    done = run("export", "--dsn", "fastodbc_cli_test", f"SELECT {COLUMNS} FROM {orders}", str(source), env=env)
-    assert done.returncode == 0, done.stderr.decode()
-    target = table(orders_ddl(backend), suffix="_target")
-    done = run("import", "--dsn", "fastodbc_cli_test", target, str(source), env=env)
-    assert done.returncode == 0, done.stderr.decode()
-    done = run("import", target, str(source), env={"FASTODBC_CONNECTION": backend.connstr})
-    assert done.returncode == 0, done.stderr.decode()
-    got = fetch(connect, f"SELECT {COLUMNS} FROM {target} ORDER BY id")
-    want = fetch(connect, f"SELECT {COLUMNS} FROM {orders} ORDER BY id")
-    assert got.to_pylist() == [row for row in want.to_pylist() for _ in range(2)]
-    # Neither: a usage error naming the ways.
-    done = run("import", target, str(source), env={"FASTODBC_CONNECTION": ""})
-    assert done.returncode == 2 and b"FASTODBC_CONNECTION" in done.stderr
