@@ -29,10 +29,15 @@ def sample(n: int, start: int = 0) -> pa.Table:
             "amount": pa.array(
                 [None if i % 5 == 1 else decimal.Decimal(i * 37 % 100_000) / 100 for i in ids], pa.decimal128(18, 4)
             ),
-            "day": [None if i % 11 == 2 else datetime.date(2000, 1, 1) + datetime.timedelta(days=i % 9000) for i in ids],
+            "day": [
+                None if i % 11 == 2 else datetime.date(2000, 1, 1) + datetime.timedelta(days=i % 9000) for i in ids
+            ],
             "at": pa.array(
                 [
-                    None if i % 13 == 4 else datetime.datetime(2020, 5, 17, 1, 2, 3) + datetime.timedelta(seconds=i, microseconds=i % 1000 * 1000)
+                    None
+                    if i % 13 == 4
+                    else datetime.datetime(2020, 5, 17, 1, 2, 3)
+                    + datetime.timedelta(seconds=i, microseconds=i % 1000 * 1000)
                     for i in ids
                 ],
                 pa.timestamp("us"),
@@ -72,13 +77,17 @@ def assert_loaded(cursor, name: str, t: pa.Table, backend) -> None:
 
 INPUTS = {
     "table": lambda t: t,
-    "table of many chunks": lambda t: pa.Table.from_batches(t.to_batches(max_chunksize=333), t.schema)
-    if t.num_rows
-    else t,
-    "record batch": lambda t: t.combine_chunks().to_batches()[0] if t.num_rows else pa.RecordBatch.from_pylist([], t.schema),
+    "table of many chunks": lambda t: (
+        pa.Table.from_batches(t.to_batches(max_chunksize=333), t.schema) if t.num_rows else t
+    ),
+    "record batch": lambda t: (
+        t.combine_chunks().to_batches()[0] if t.num_rows else pa.RecordBatch.from_pylist([], t.schema)
+    ),
     "reader": lambda t: pa.RecordBatchReader.from_batches(t.schema, t.to_batches(max_chunksize=1000)),
     "list of batches": lambda t: t.to_batches(max_chunksize=700) or [pa.RecordBatch.from_pylist([], t.schema)],
-    "generator of batches": lambda t: iter(t.to_batches(max_chunksize=4096) or [pa.RecordBatch.from_pylist([], t.schema)]),
+    "generator of batches": lambda t: iter(
+        t.to_batches(max_chunksize=4096) or [pa.RecordBatch.from_pylist([], t.schema)]
+    ),
 }
 
 
@@ -92,7 +101,9 @@ def test_every_input_form_loads_every_row(backend, cursor, table, form, n):
     assert_loaded(cursor, name, t, backend)
 
 
-@pytest.mark.parametrize(("batch_rows", "batch_bytes"), [(1, None), (7, None), (None, 1), (None, 5000), (4096, 1 << 20)])
+@pytest.mark.parametrize(
+    ("batch_rows", "batch_bytes"), [(1, None), (7, None), (None, 1), (None, 5000), (4096, 1 << 20)]
+)
 def test_batch_budgets_split_the_load_not_the_values(backend, cursor, table, batch_rows, batch_bytes):
     name = make_table(backend, table)
     t = sample(2500 if batch_rows != 1 and batch_bytes != 1 else 300)
@@ -101,8 +112,10 @@ def test_batch_budgets_split_the_load_not_the_values(backend, cursor, table, bat
 
 
 def test_string_layouts_and_dictionaries_load_as_their_values(backend, cursor, table):
-    name = table(f"id INTEGER, a {backend.ddl('varchar(50)')}, b {backend.ddl('varchar(50)')}, "
-                 f"c {backend.ddl('varchar(50)')}, d {backend.ddl('varchar(50)')}")
+    name = table(
+        f"id INTEGER, a {backend.ddl('varchar(50)')}, b {backend.ddl('varchar(50)')}, "
+        f"c {backend.ddl('varchar(50)')}, d {backend.ddl('varchar(50)')}"
+    )
     values = ["x", None, "", "ÆØÅ", "😀 astral", "x"] * 50
     t = pa.table(
         {
@@ -131,7 +144,9 @@ def test_unsigned_and_narrow_integers(backend, cursor, table):
     )
     assert cursor.ingest(name, t) == 3
     assert [tuple(r) for r in cursor.execute(f"SELECT id, a, b, c FROM {name} ORDER BY id").fetchall()] == [
-        (1, 0, 0, 0), (2, 255, 65_535, 4_294_967_295), (3, None, None, None)
+        (1, 0, 0, 0),
+        (2, 255, 65_535, 4_294_967_295),
+        (3, None, None, None),
     ]
 
 
@@ -216,3 +231,19 @@ def test_cancel_stops_a_load_and_nothing_is_kept(backend, cursor, table, db):
     assert "HY008" in str(err.value) or "cancel" in str(err.value).lower()
     assert cursor.execute(f"SELECT COUNT(*) FROM {name}").fetchval() == 0
     assert cursor.connection.autocommit == autocommit
+
+
+def test_zoned_timestamps_keep_their_instant(backend, cursor, table):
+    """A zoned Arrow timestamp goes into a zoned column as its instant, whatever the session's
+    zone; into a plain TIMESTAMP as its UTC time."""
+    if "timestamptz" not in backend.ddl_map or not backend.set_time_zone_sql:
+        pytest.skip(f"{backend.name} has no zoned timestamp type")
+    zone = "Asia/Kolkata"  # +05:30, no daylight saving
+    name = table(f"id INTEGER, z {backend.ddl('timestamptz')}, n {backend.ddl('timestamp')}")
+    cursor.execute(backend.set_time_zone_sql.format(zone=zone))
+    utc = [datetime.datetime(2024, 3, 1, 12, 0, 0, 250_000), datetime.datetime(1999, 12, 31, 23, 59, 59)]
+    zoned = pa.array(utc, pa.timestamp("us", tz="UTC"))
+    assert cursor.ingest(name, pa.table({"id": pa.array([1, 2], pa.int32()), "z": zoned, "n": zoned})) == 2
+    local = [u + datetime.timedelta(hours=5, minutes=30) for u in utc]
+    got = cursor.execute(f"SELECT z, n FROM {name} ORDER BY id").fetchall()
+    assert [tuple(r) for r in got] == list(zip(local, utc, strict=True))

@@ -30,7 +30,8 @@ MARIADB = Profile(
         "time": "TIME(6)",  # TIME keeps no fraction
         "time(0)": "TIME",
         "bytes": "LONGBLOB",
-        "timestamp": "DATETIME(6)",  # TIMESTAMP is 1970-2038, in the session's time zone
+        "timestamp": "DATETIME(6)",
+        "timestamp(0)": "DATETIME",  # TIMESTAMP is 1970-2038, in the session's time zone
         "uuid": "UUID",
         "tinyint": "TINYINT",
         # Unsigned integers (Arrow: uint8-uint64).

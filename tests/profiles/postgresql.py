@@ -19,6 +19,7 @@ POSTGRESQL = Profile(
         "bytes": "BYTEA",
         "timestamp": "TIMESTAMP(6)",
         "uuid": "UUID",
+        "timestamptz": "TIMESTAMPTZ",  # an instant, read and written in the session's zone
     },
     getinfo={
         "SQL_DRIVER_NAME": "psqlodbcw.so",
@@ -38,6 +39,7 @@ POSTGRESQL = Profile(
         "numeric(18,4)": (2, "numeric"),
     },
     money_type="money",
+    set_time_zone_sql="SET TIME ZONE '{zone}'",
     multiple_statements=True,
     has_notices=True,
     untyped_param_is_text=True,

@@ -53,6 +53,7 @@ STANDARD_DDL = {
     "date": "DATE",
     "time": "TIME",
     "time(0)": "TIME(0)",
+    "timestamp(0)": "TIMESTAMP(0)",  # keeps no fractional seconds
     "bool": "BOOLEAN",
     "numeric(p,s)": "NUMERIC({p},{s})",
     "varchar(n)": "VARCHAR({n})",
@@ -186,6 +187,9 @@ class Profile:
     # A currency type the driver describes as a double, reading it from its text ('$1,234.56')
     # (psqlODBC: money); None: no such type.
     money_type: str | None = None
+    # Sets the session's time zone (an IANA name), where a zoned timestamp type exists
+    # (ddl_map's "timestamptz").
+    set_time_zone_sql: str | None = None
     char_pads: bool = True  # CHAR(n) values come back blank-padded
     int_column_is_64bit: bool = False  # an INTEGER column accepts values beyond 32 bits
     enforces_varchar_length: bool = True  # a value longer than VARCHAR(n) is refused, never kept

@@ -161,7 +161,7 @@ struct Pending(Option<PyErr>);
 impl Cursor {
     /// Loads `source` into the table: `select` names the target columns and returns no row,
     /// `insert` has one marker per target column, `columns[k]` is the input column written to
-    /// target column k. Commits after every `commit_every` rows when given. Returns the rows
+    /// target column k, `not_null[k]` says the catalog knows it NOT NULL. Commits after every `commit_every` rows when given. Returns the rows
     /// sent.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn ingest_impl(
@@ -171,6 +171,7 @@ impl Cursor {
         select: &str,
         insert: &str,
         columns: Vec<usize>,
+        not_null: Vec<bool>,
         batch_rows: Option<usize>,
         batch_bytes: Option<usize>,
         commit_every: Option<usize>,
@@ -195,7 +196,11 @@ impl Cursor {
         let mut pending = Pending(None);
         let mut messages = Vec::new();
         let result = py.allow_threads(|| -> Result<usize> {
-            let targets = describe_target(stmt, select)?;
+            let mut targets = describe_target(stmt, select)?;
+            // The catalog's NOT NULL where the description doesn't tell (sqliteodbc).
+            for (t, &nn) in targets.iter_mut().zip(&not_null) {
+                t.nullable &= !nn;
+            }
             let columns = plan_columns(&schema, &columns, targets, &opts)?;
             let mut load = Load::start(stmt, insert, columns, opts, batch_rows, batch_bytes)?;
             let mut after_chunk = |sent: usize| -> Result<()> {
