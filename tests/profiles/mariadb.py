@@ -116,6 +116,11 @@ MARIADB = Profile(
     session_id_sql="SELECT CONNECTION_ID()",
     kill_session_sql="KILL {id}",
     session_count_sql="SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = {id}",
+    # COMMAND: 'Query' for a statement sent as text, 'Execute' for a prepared one.
+    running_statements_sql=(
+        "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() "
+        "AND COMMAND <> 'Sleep' AND INFO LIKE '%{marker}%'"
+    ),
     oracle="pymysql",
     column_kinds=(*DIFFERENTIAL_KINDS, "tinyint"),
     int_bits={"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64},

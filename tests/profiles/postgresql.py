@@ -54,6 +54,11 @@ POSTGRESQL = Profile(
     session_id_sql="SELECT pg_backend_pid()",
     kill_session_sql="SELECT pg_terminate_backend({id})",
     session_count_sql="SELECT COUNT(*) FROM pg_stat_activity WHERE pid = {id}",
+    dsn_keys={"server": "Servername", "uid": "Username", "pwd": "Password"},
+    running_statements_sql=(
+        "SELECT COUNT(*) FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() "
+        "AND query LIKE '%{marker}%'"
+    ),
     # 57P01: "terminating connection due to administrator command", the server's goodbye.
     lost_connection_states=("08", "57P01"),
     slow_commit_ddl=(

@@ -289,6 +289,9 @@ class Profile:
     current_database_sql: str | None = None
     # SQL that makes the server send {text} as an informational message (cursor.messages).
     notice_sql: str | None = None
+    # Connection-string attribute -> the key a data source in odbc.ini gives it, where the
+    # driver reads another name there (psqlODBC: Servername for Server); tests/cli's --dsn.
+    dsn_keys: dict[str, str] = dataclasses.field(default_factory=dict)
     # -- driver answers the pyodbc API tests meet
     drop_rowcount: int = 0  # rowcount after DROP TABLE (-1: the driver's SQLRowCount is silent)
     # SQL that creates / drops a stored procedure or function {name} with one integer
@@ -325,6 +328,9 @@ class Profile:
     session_id_sql: str | None = None  # this session's id on the server
     kill_session_sql: str | None = None  # ends session {id}, from another session
     session_count_sql: str | None = None  # 1 while session {id} exists, 0 once it is gone
+    # The number of statements other sessions are running now whose text holds {marker} (a
+    # plain word): the server-side half of a cancel (tests/cli); None: no such view.
+    running_statements_sql: str | None = None
     lost_connection_states: tuple[str, ...] = ("08",)  # SQLSTATE prefixes of a lost connection
     # Makes COMMIT of rows inserted into table {t} wait {s} seconds a row, in the server; and
     # what drops it again beside the table.
@@ -453,6 +459,12 @@ class Profile:
     def session_id(self, cnxn) -> int:
         """The server's id of the session behind connection `cnxn`."""
         return int(cnxn.cursor().execute(self.session_id_sql).fetchval())
+
+    def running_statements(self, admin, marker: str) -> int:
+        """How many statements other sessions run now whose text holds ``marker``; ``admin``
+        in autocommit (PostgreSQL keeps one snapshot of its activity view per transaction)."""
+        sql = (self.running_statements_sql or "").format(marker=marker)
+        return int(admin.cursor().execute(sql).fetchval())
 
     def kill_session(self, admin, session_id: int, wait: float = 10.0) -> None:
         """Ends session `session_id` from connection `admin` (autocommit) and waits until the
