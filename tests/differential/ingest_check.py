@@ -13,7 +13,8 @@ from typing import Any
 import pyarrow as pa
 
 from . import compare
-from .ingest import Case, Spec
+from .ingest import Case
+from .ingest_values import Spec
 
 
 def decimal_key(d: decimal.Decimal) -> decimal.Decimal:
