@@ -124,6 +124,9 @@ MARIADB = Profile(
     oracle="pymysql",
     column_kinds=(*DIFFERENTIAL_KINDS, "tinyint"),
     int_bits={"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64},
+    unsigned_int_bits={
+        "tinyint unsigned": 8, "smallint unsigned": 16, "int unsigned": 32, "bigint unsigned": 64,
+    },
     max_varchar=16_383,  # utf8mb4: 65,535 bytes
     row_text_bytes=65_535,
 )

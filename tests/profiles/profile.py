@@ -306,6 +306,9 @@ class Profile:
     int_bits: dict[str, int] = dataclasses.field(  # bits of each integer kind
         default_factory=lambda: {"smallint": 16, "int": 32, "bigint": 64}
     )
+    # Bits of each unsigned integer kind of ddl_map (the ingest matrix writes uint8-uint64
+    # into them); {}: the database has no unsigned integer types.
+    unsigned_int_bits: dict[str, int] = dataclasses.field(default_factory=dict)
     real_is_double: bool = False  # REAL keeps a double (else a 32-bit float)
     max_varchar: int = 8001  # largest n of VARCHAR(n) drawn
     max_char: int = 255  # largest n of CHAR(n) drawn
