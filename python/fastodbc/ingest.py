@@ -399,7 +399,15 @@ def parquet_batches(path: Any, batch_rows: int | None) -> tuple[Any, Iterator[An
     import pyarrow.parquet as pq
 
     f = pq.ParquetFile(path)
-    return f.schema_arrow, f.iter_batches(batch_size=batch_rows or 65_536)
+    return f.schema_arrow, parquet_row_groups(f, batch_rows or 65_536)
+
+
+def parquet_row_groups(f: Any, batch_rows: int) -> Iterator[Any]:
+    """The batches of an open ``pyarrow.parquet.ParquetFile``, read one row group at a time:
+    ``iter_batches`` over the whole file holds about twice the memory (pre-buffered reads across
+    row groups), so memory would follow the file, not its row groups."""
+    for group in range(f.num_row_groups):
+        yield from f.iter_batches(batch_size=batch_rows, row_groups=[group])
 
 
 def ingest_parquet(cursor: Cursor, table: str, path: Any, **options: Any) -> int:

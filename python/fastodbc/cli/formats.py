@@ -105,8 +105,10 @@ def open_input(path: str, fmt: str, batch_rows: int | None, csv_types: dict[str,
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
+        from ..ingest import parquet_row_groups
+
         parquet = pq.ParquetFile(source)
-        batches = parquet.iter_batches(batch_size=batch_rows or PARQUET_BATCH_ROWS)
+        batches = parquet_row_groups(parquet, batch_rows or PARQUET_BATCH_ROWS)
         return Input(parquet.schema_arrow, batches, source, total_rows=parquet.metadata.num_rows)
     if fmt == "csv":
         import pyarrow.csv as pacsv

@@ -1,7 +1,7 @@
 """``fastodbc import [CONNECTION] TABLE INPUT``: a Parquet, CSV or Arrow IPC file (or stdin)
 into a table through ``Cursor.ingest``, in one transaction unless ``--commit-every`` says.
 
-The input is read batch by batch (Parquet: ``ParquetFile.iter_batches``; CSV: ``open_csv``;
+The input is read batch by batch (Parquet: a row group at a time, ``ingest.parquet_row_groups``; CSV: ``open_csv``;
 IPC: ``open_file`` / ``open_stream``) and handed to ``ingest`` as a RecordBatchReader whose
 batches are counted as ingest pulls them: the progress display's rows and bytes, and the point
 where Ctrl-C stops the load (cli/cancel.py) when it is not inside a statement.
