@@ -213,7 +213,7 @@ class Profile:
     select_rowcount_known: bool = True  # SQLRowCount after SELECT is the row count
     # How fastodbc's executemany sends 64 or more rows of a single-row INSERT (README):
     # "parameter_arrays"; "column_arrays" (psqlODBC, which sends an array one row per round
-    # trip: INSERT ... SELECT FROM unnest(?::type[], ...)); "compiled_once" (sqliteodbc, which
+    # trip: INSERT ... SELECT unnest(?::type[]), ...); "compiled_once" (sqliteodbc, which
     # compiles an INSERT again for each row: WITH fastodbc_compiled_once ... INSERT).
     bulk_insert: str = "parameter_arrays"
     # pyodbc's fast_executemany segfaults inside the driver's SQLExecute (sqliteodbc): the
