@@ -2,7 +2,9 @@
 
 Creates a sample database of orders, queries it through fastodbc and prints a few rows and the
 fetch rate, as Python rows and as an Arrow table (with pyarrow installed: the `arrow` extra,
-which `make` installs), then a small aggregate over the Arrow table. With pyodbc installed it
+which `make` installs), then a small aggregate over the Arrow table; then exports the orders to Parquet with the
+`fastodbc` command line and loads the file back into a new table with `Cursor.ingest_parquet`.
+With pyodbc installed it
 also times pyodbc on the same query, in the same process.
 """
 
@@ -75,6 +77,39 @@ def arrow_path(connstring: str, rows: int, rows_elapsed: float) -> None:
         print(f"    {row['city']:<10} {row['id_count']:>7,} orders  {row['amount_sum']:>14,.2f}")
 
 
+def export_and_reload(connstring: str, tmp: str) -> None:
+    """`fastodbc export` of the orders to Parquet (the command line, as a user runs it), then
+    the file loaded back into a new table with `Cursor.ingest_parquet`, checked equal."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        return
+    import subprocess
+
+    out = os.path.join(tmp, "orders.parquet")
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "fastodbc", "export", "--quiet", connstring, QUERY, out], check=True
+    )
+    exported = time.perf_counter() - start
+    size = os.path.getsize(out)
+    print(f"\nfastodbc export:   {pq.ParquetFile(out).metadata.num_rows:,} rows to Parquet "
+          f"({size / 1e6:.1f} MB, zstd) in {exported:.2f} s")
+    with fastodbc.connect(connstring) as cnxn:
+        cursor = cnxn.cursor()
+        start = time.perf_counter()
+        n = cursor.ingest_parquet("orders_copy", out, mode="replace")
+        loaded = time.perf_counter() - start
+        print(f"fastodbc ingest:   {n:,} rows from Parquet into a new table in {loaded:.2f} s "
+              f"= {n / loaded:,.0f} rows/s")
+        check = "SELECT COUNT(*), SUM(amount), COUNT(DISTINCT city), MAX(placed) FROM {}"
+        original = tuple(cursor.execute(check.format("orders")).fetchone())
+        copy = tuple(cursor.execute(check.format("orders_copy")).fetchone())
+        print(f"  reloaded table equals the original (count, sum, cities, latest): {copy == original}")
+        if copy != original:
+            raise SystemExit(f"reload differs: {copy} != {original}")
+
+
 def timed_fetch(module, connstring: str) -> tuple[float, list]:
     cnxn = module.connect(connstring)
     cursor = cnxn.cursor()
@@ -103,6 +138,7 @@ def main() -> int:
         print(f"\nfastodbc fetchall: {len(rows):,} rows x 6 columns in {elapsed:.3f} s "
               f"= {len(rows) / elapsed:,.0f} rows/s")
         arrow_path(connstring, len(rows), elapsed)
+        export_and_reload(connstring, tmp)
         try:
             import pyodbc
         except ImportError:

@@ -1,5 +1,6 @@
 """The differential matrix: random tables, every value fastodbc reads or writes compared with
-the profile's oracle (an independent client) on the same data (tests/differential/).
+the profile's oracle (an independent client) on the same data (tests/differential/); bulk
+loads (Cursor.ingest) compared with their Arrow input, and refused when a value is bad.
 
 A value that differs, a panic, or an error the oracle does not raise fails with the shrunk
 example and a script that reproduces it. Depth from the environment:
@@ -26,7 +27,7 @@ from hypothesis.control import should_note
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from conftest import ROOT
-from differential import arrow, compare, oracles, reading, repro, writing
+from differential import arrow, compare, ingest, ingest_check, ingest_refusals, oracles, reading, repro, writing
 from profiles import PROFILES
 
 pytestmark = pytest.mark.fastodbc_only(reason="read paths and settings of fastodbc")
@@ -34,7 +35,7 @@ pytestmark = pytest.mark.fastodbc_only(reason="read paths and settings of fastod
 DEPTH = os.environ.get("FASTODBC_DIFFERENTIAL", "quick")
 if DEPTH not in ("quick", "deep"):
     raise ValueError(f"FASTODBC_DIFFERENTIAL must be quick or deep, not {DEPTH!r}")
-TESTS = 2
+TESTS = 4
 if DEPTH == "deep":
     SECONDS = float(os.environ.get("FASTODBC_DEEP", "1800")) / (TESTS * len(PROFILES))
 else:
@@ -271,3 +272,87 @@ def test_params_match_oracle(db, backend):
     finally:
         oracle.close()
     refusals.check()
+
+
+def ingest_script(profile, name: str, mode: str, data, options: dict) -> str:
+    """A failing load as a script: its input kept as an Arrow IPC file in build/differential."""
+    import pyarrow as pa
+
+    out = ROOT / "build" / "differential" / f"{name}.arrow"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        # An IPC file holds one dictionary per column: the chunks' dictionaries unified.
+        with pa.OSFile(str(out), "wb") as f, pa.ipc.new_file(f, data.schema) as w:
+            w.write_table(data.unify_dictionaries())
+    except pa.ArrowException as e:
+        return f"(the input could not be written to {out}: {e})"
+    return "\n".join([
+        "import pyarrow as pa, fastodbc",
+        f"data = pa.ipc.open_file({str(out)!r}).read_all()",
+        f"cnxn = fastodbc.connect({profile.connstr!r})",
+        f"print(cnxn.cursor().ingest({name!r}, data, mode={mode!r}, **{options!r}))",
+    ])
+
+
+@pytest.mark.timeout(TIMEOUT)
+def test_ingest_matches_input(db, backend):
+    """Random Arrow tables loaded by Cursor.ingest (append into the profile's DDL, or create),
+    in random layouts, chunks and batch budgets, read back by the oracle and through
+    fetch_arrow_table: every value equals the input's."""
+    oracle = oracle_of(backend)
+    names = itertools.count()
+    stats = STATS[f"ingest/{backend.name}"]
+
+    @SETTINGS
+    @given(case=ingest.ingest_cases(backend, BUDGET, DEPTH == "deep"))
+    def run(case):
+        started = time.monotonic()
+        name = f"t_diff_ingest_{os.getpid()}_{next(names)}"
+        options = dict(batch_rows=case.batch_rows, batch_bytes=case.batch_bytes)
+        try:
+            noted(lambda: ingest_script(backend, name, case.mode, ingest.arrow_input(case)[1], options),
+                  lambda: ingest_check.load_and_compare(db, backend, oracle, name, case))
+        finally:
+            oracle.drop(name)
+        count_table(stats, case.table, time.monotonic() - started)
+        stats[f"mode:{case.mode}"] += 1
+        stats[f"form:{case.form}"] += 1
+        stats[f"chunks:{min(len(case.cuts[0]), 3)}"] += 1
+        stats[f"batch_rows:{case.batch_rows}"] += 1
+        stats[f"batch_bytes:{case.batch_bytes}"] += 1
+        for s in case.specs:
+            stats[f"input:{s.col.kind}<-{str(s.arrow).split('(')[0]}"] += 1  # decimals of any (p, s) as one
+
+    try:
+        run_for(run, SECONDS)
+    finally:
+        oracle.close()
+
+
+@pytest.mark.timeout(TIMEOUT)
+def test_ingest_refuses_bad_values(db, backend):
+    """One bad value planted at a random input row of a valid load: the right DB-API class,
+    naming the column and the row; the table unchanged, the connection usable."""
+    oracle = oracle_of(backend)
+    names = itertools.count()
+    stats = STATS[f"ingest-refusals/{backend.name}"]
+    if not ingest_refusals.plants(backend):
+        pytest.skip(f"{backend.name} refuses no planted value")
+
+    @SETTINGS
+    @given(bad=ingest_refusals.bad_cases(backend, BUDGET))
+    def run(bad):
+        started = time.monotonic()
+        name = f"t_diff_refused_{os.getpid()}_{next(names)}"
+        try:
+            ingest_refusals.load_refused(db, backend, oracle, name, bad)
+        finally:
+            oracle.drop(name)
+        count_table(stats, bad.case.table, time.monotonic() - started)
+        stats[f"plant:{bad.plant}/{bad.case.mode}"] += 1
+        stats[f"batch_rows:{bad.case.batch_rows}"] += 1
+
+    try:
+        run_for(run, SECONDS)
+    finally:
+        oracle.close()

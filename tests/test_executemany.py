@@ -332,7 +332,7 @@ def test_fixed_size_type_param_arrays(backend, cursor, table, fast, kind):
 
 # --------------------------------------------------------------------------- bulk INSERT
 # A single-row INSERT ... VALUES run by executemany is sent in blocks: on PostgreSQL as one
-# array parameter per column (INSERT ... SELECT * FROM unnest(...)), elsewhere as parameter
+# array parameter per column (INSERT ... SELECT unnest(?), ...), elsewhere as parameter
 # arrays. Whatever the path, the stored values must be those the row-by-row path stores.
 
 BULK_ROWS = 150  # above the size at which the array path is taken

@@ -65,6 +65,7 @@ class Cursor:
         select: str,
         insert: str,
         columns: Sequence[int],
+        not_null: Sequence[bool],
         batch_rows: int | None = None,
         batch_bytes: int | None = None,
         commit_every: int | None = None,

@@ -82,6 +82,8 @@ class IngestPlan:
     insert_sql: str
     columns: list[ColumnMapping]
     source_indices: list[int]
+    #: Per target column: the catalog says NOT NULL (where a query's description may not).
+    not_null: list[bool]
 
     def __str__(self) -> str:
         width = max((len(c.source) for c in self.columns), default=0)
@@ -112,6 +114,18 @@ def _table_exists(cursor: Cursor, table: str, schema: str | None) -> bool:
     finally:
         c.close()
     return any(r[2] == table and (schema is None or r[1] == schema) for r in rows)
+
+
+def _not_null_columns(cursor: Cursor, table: str, schema: str | None) -> set[str]:
+    c = cursor.connection.cursor()
+    try:
+        rows = c.columns(table=table, schema=schema).fetchall()
+    except Error:
+        return set()
+    finally:
+        c.close()
+    # SQLColumns: TABLE_NAME 3rd, COLUMN_NAME 4th, NULLABLE 11th (SQL_NO_NULLS = 0).
+    return {r[3] for r in rows if r[2] == table and r[10] == 0}
 
 
 def _target_columns(cursor: Cursor, qualified: str) -> list[str]:
@@ -165,9 +179,7 @@ class _TypeNames:
         self._cursor.close()
 
 
-def _match(
-    names: list[str], targets: list[str], columns: Mapping[str, str | None] | None
-) -> list[tuple[int, str]]:
+def _match(names: list[str], targets: list[str], columns: Mapping[str, str | None] | None) -> list[tuple[int, str]]:
     """(input index, target column) for each input column written: renamed by ``columns``
     (None: skipped), else the target of the same name, else the one of the same name in
     another case when only one is."""
@@ -225,6 +237,7 @@ def plan(
     create = mode in ("create", "replace") or (mode == "create_append" and not exists)
     drop_sql = f"DROP TABLE {qualified}" if mode == "replace" and exists else None
     create_sql = None
+    not_null: set[str] = set()
     if create:
         pairs = _match(names, [columns.get(n, n) or n for n in names] if columns else names, columns)
         typenames = _TypeNames(cursor)
@@ -241,9 +254,11 @@ def plan(
         finally:
             typenames.close()
         create_sql = f"CREATE TABLE {qualified} ({', '.join(defs)})"
+        not_null = {target for i, target in pairs if not fields[i][2]}
     else:
         pairs = _match(names, _target_columns(cursor, qualified), columns)
         sql_types = ["" for _ in pairs]
+        not_null = _not_null_columns(cursor, table, schema)
     targets = ", ".join(quote(t) for _, t in pairs)
     markers = ", ".join("?" for _ in pairs)
     return IngestPlan(
@@ -253,10 +268,9 @@ def plan(
         create_sql=create_sql,
         select_sql=f"SELECT {targets} FROM {qualified} WHERE 1 = 0",
         insert_sql=f"INSERT INTO {qualified} ({targets}) VALUES ({markers})",
-        columns=[
-            ColumnMapping(fields[i][0], t, fields[i][1], s) for (i, t), s in zip(pairs, sql_types, strict=True)
-        ],
+        columns=[ColumnMapping(fields[i][0], t, fields[i][1], s) for (i, t), s in zip(pairs, sql_types, strict=True)],
         source_indices=[i for i, _ in pairs],
+        not_null=[t in not_null for _, t in pairs],
     )
 
 
@@ -299,6 +313,8 @@ def ingest(
     source = source_of(data)
     conn = cursor.connection
     p = plan(cursor, table, source, mode=mode, columns=columns, schema=schema)
+    if p.drop_sql and commit and conn.getinfo(SQL_TXN_CAPABLE) != _SQL_TC_ALL:
+        return _replace_by_rename(cursor, table, source, p, columns, schema, batch_rows, batch_bytes, commit_every)
     autocommit = conn.autocommit
     created = False
     if commit and autocommit:
@@ -310,7 +326,7 @@ def ingest(
             cursor.execute(p.create_sql)
             created = True
         rows = cursor._ingest(
-            source, p.select_sql, p.insert_sql, p.source_indices, batch_rows, batch_bytes, commit_every
+            source, p.select_sql, p.insert_sql, p.source_indices, p.not_null, batch_rows, batch_bytes, commit_every
         )
         if commit:
             conn.commit()
@@ -322,6 +338,45 @@ def ingest(
     finally:
         if commit and autocommit and not conn.closed:
             conn.autocommit = True
+
+
+def _replace_by_rename(
+    cursor: Cursor,
+    table: str,
+    source: _native.IngestSource,
+    p: IngestPlan,
+    columns: Mapping[str, str | None] | None,
+    schema: str | None,
+    batch_rows: int | None,
+    batch_bytes: int | None,
+    commit_every: int | None,
+) -> int:
+    """``replace`` where DDL commits by itself (MariaDB): the rows go into a new table first,
+    and the old one is dropped and the new one renamed only once the load succeeded, so a
+    failed load leaves the old table as it was."""
+    staging = f"{table}__fastodbc_load"
+    quote = _quoter(cursor)
+    if _table_exists(cursor, staging, schema):
+        cursor.execute(f"DROP TABLE {quote(schema) + '.' if schema else ''}{quote(staging)}")
+    rows = ingest(
+        cursor,
+        staging,
+        source,
+        mode="create",
+        columns=columns,
+        schema=schema,
+        batch_rows=batch_rows,
+        batch_bytes=batch_bytes,
+        commit=True,
+        commit_every=commit_every,
+    )
+    staged = f"{quote(schema) + '.' if schema else ''}{quote(staging)}"
+    cursor.execute(p.drop_sql)
+    # ALTER TABLE ... RENAME TO: the same words on MariaDB, PostgreSQL and SQLite.
+    cursor.execute(f"ALTER TABLE {staged} RENAME TO {quote(table)}")
+    if not cursor.connection.autocommit:
+        cursor.connection.commit()
+    return rows
 
 
 def _undo(cursor: Cursor, p: IngestPlan, created: bool, committed: bool) -> None:
@@ -344,7 +399,15 @@ def parquet_batches(path: Any, batch_rows: int | None) -> tuple[Any, Iterator[An
     import pyarrow.parquet as pq
 
     f = pq.ParquetFile(path)
-    return f.schema_arrow, f.iter_batches(batch_size=batch_rows or 65_536)
+    return f.schema_arrow, parquet_row_groups(f, batch_rows or 65_536)
+
+
+def parquet_row_groups(f: Any, batch_rows: int) -> Iterator[Any]:
+    """The batches of an open ``pyarrow.parquet.ParquetFile``, read one row group at a time:
+    ``iter_batches`` over the whole file holds about twice the memory (pre-buffered reads across
+    row groups), so memory would follow the file, not its row groups."""
+    for group in range(f.num_row_groups):
+        yield from f.iter_batches(batch_size=batch_rows, row_groups=[group])
 
 
 def ingest_parquet(cursor: Cursor, table: str, path: Any, **options: Any) -> int:

@@ -30,7 +30,8 @@ MARIADB = Profile(
         "time": "TIME(6)",  # TIME keeps no fraction
         "time(0)": "TIME",
         "bytes": "LONGBLOB",
-        "timestamp": "DATETIME(6)",  # TIMESTAMP is 1970-2038, in the session's time zone
+        "timestamp": "DATETIME(6)",
+        "timestamp(0)": "DATETIME",  # TIMESTAMP is 1970-2038, in the session's time zone
         "uuid": "UUID",
         "tinyint": "TINYINT",
         # Unsigned integers (Arrow: uint8-uint64).
@@ -115,9 +116,17 @@ MARIADB = Profile(
     session_id_sql="SELECT CONNECTION_ID()",
     kill_session_sql="KILL {id}",
     session_count_sql="SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = {id}",
+    # COMMAND: 'Query' for a statement sent as text, 'Execute' for a prepared one.
+    running_statements_sql=(
+        "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() "
+        "AND COMMAND <> 'Sleep' AND INFO LIKE '%{marker}%'"
+    ),
     oracle="pymysql",
     column_kinds=(*DIFFERENTIAL_KINDS, "tinyint"),
     int_bits={"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64},
+    unsigned_int_bits={
+        "tinyint unsigned": 8, "smallint unsigned": 16, "int unsigned": 32, "bigint unsigned": 64,
+    },
     max_varchar=16_383,  # utf8mb4: 65,535 bytes
     row_text_bytes=65_535,
 )

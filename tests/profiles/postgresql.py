@@ -19,6 +19,7 @@ POSTGRESQL = Profile(
         "bytes": "BYTEA",
         "timestamp": "TIMESTAMP(6)",
         "uuid": "UUID",
+        "timestamptz": "TIMESTAMPTZ",  # an instant, read and written in the session's zone
     },
     getinfo={
         "SQL_DRIVER_NAME": "psqlodbcw.so",
@@ -38,6 +39,7 @@ POSTGRESQL = Profile(
         "numeric(18,4)": (2, "numeric"),
     },
     money_type="money",
+    set_time_zone_sql="SET TIME ZONE '{zone}'",
     multiple_statements=True,
     has_notices=True,
     untyped_param_is_text=True,
@@ -52,6 +54,11 @@ POSTGRESQL = Profile(
     session_id_sql="SELECT pg_backend_pid()",
     kill_session_sql="SELECT pg_terminate_backend({id})",
     session_count_sql="SELECT COUNT(*) FROM pg_stat_activity WHERE pid = {id}",
+    dsn_keys={"server": "Servername", "uid": "Username", "pwd": "Password"},
+    running_statements_sql=(
+        "SELECT COUNT(*) FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() "
+        "AND query LIKE '%{marker}%'"
+    ),
     # 57P01: "terminating connection due to administrator command", the server's goodbye.
     lost_connection_states=("08", "57P01"),
     slow_commit_ddl=(

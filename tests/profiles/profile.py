@@ -53,6 +53,7 @@ STANDARD_DDL = {
     "date": "DATE",
     "time": "TIME",
     "time(0)": "TIME(0)",
+    "timestamp(0)": "TIMESTAMP(0)",  # keeps no fractional seconds
     "bool": "BOOLEAN",
     "numeric(p,s)": "NUMERIC({p},{s})",
     "varchar(n)": "VARCHAR({n})",
@@ -186,6 +187,9 @@ class Profile:
     # A currency type the driver describes as a double, reading it from its text ('$1,234.56')
     # (psqlODBC: money); None: no such type.
     money_type: str | None = None
+    # Sets the session's time zone (an IANA name), where a zoned timestamp type exists
+    # (ddl_map's "timestamptz").
+    set_time_zone_sql: str | None = None
     char_pads: bool = True  # CHAR(n) values come back blank-padded
     int_column_is_64bit: bool = False  # an INTEGER column accepts values beyond 32 bits
     enforces_varchar_length: bool = True  # a value longer than VARCHAR(n) is refused, never kept
@@ -209,7 +213,7 @@ class Profile:
     select_rowcount_known: bool = True  # SQLRowCount after SELECT is the row count
     # How fastodbc's executemany sends 64 or more rows of a single-row INSERT (README):
     # "parameter_arrays"; "column_arrays" (psqlODBC, which sends an array one row per round
-    # trip: INSERT ... SELECT FROM unnest(?::type[], ...)); "compiled_once" (sqliteodbc, which
+    # trip: INSERT ... SELECT unnest(?::type[]), ...); "compiled_once" (sqliteodbc, which
     # compiles an INSERT again for each row: WITH fastodbc_compiled_once ... INSERT).
     bulk_insert: str = "parameter_arrays"
     # pyodbc's fast_executemany segfaults inside the driver's SQLExecute (sqliteodbc): the
@@ -285,6 +289,9 @@ class Profile:
     current_database_sql: str | None = None
     # SQL that makes the server send {text} as an informational message (cursor.messages).
     notice_sql: str | None = None
+    # Connection-string attribute -> the key a data source in odbc.ini gives it, where the
+    # driver reads another name there (psqlODBC: Servername for Server); tests/cli's --dsn.
+    dsn_keys: dict[str, str] = dataclasses.field(default_factory=dict)
     # -- driver answers the pyodbc API tests meet
     drop_rowcount: int = 0  # rowcount after DROP TABLE (-1: the driver's SQLRowCount is silent)
     # SQL that creates / drops a stored procedure or function {name} with one integer
@@ -299,6 +306,9 @@ class Profile:
     int_bits: dict[str, int] = dataclasses.field(  # bits of each integer kind
         default_factory=lambda: {"smallint": 16, "int": 32, "bigint": 64}
     )
+    # Bits of each unsigned integer kind of ddl_map (the ingest matrix writes uint8-uint64
+    # into them); {}: the database has no unsigned integer types.
+    unsigned_int_bits: dict[str, int] = dataclasses.field(default_factory=dict)
     real_is_double: bool = False  # REAL keeps a double (else a 32-bit float)
     max_varchar: int = 8001  # largest n of VARCHAR(n) drawn
     max_char: int = 255  # largest n of CHAR(n) drawn
@@ -321,6 +331,9 @@ class Profile:
     session_id_sql: str | None = None  # this session's id on the server
     kill_session_sql: str | None = None  # ends session {id}, from another session
     session_count_sql: str | None = None  # 1 while session {id} exists, 0 once it is gone
+    # The number of statements other sessions are running now whose text holds {marker} (a
+    # plain word): the server-side half of a cancel (tests/cli); None: no such view.
+    running_statements_sql: str | None = None
     lost_connection_states: tuple[str, ...] = ("08",)  # SQLSTATE prefixes of a lost connection
     # Makes COMMIT of rows inserted into table {t} wait {s} seconds a row, in the server; and
     # what drops it again beside the table.
@@ -449,6 +462,12 @@ class Profile:
     def session_id(self, cnxn) -> int:
         """The server's id of the session behind connection `cnxn`."""
         return int(cnxn.cursor().execute(self.session_id_sql).fetchval())
+
+    def running_statements(self, admin, marker: str) -> int:
+        """How many statements other sessions run now whose text holds ``marker``; ``admin``
+        in autocommit (PostgreSQL keeps one snapshot of its activity view per transaction)."""
+        sql = (self.running_statements_sql or "").format(marker=marker)
+        return int(admin.cursor().execute(sql).fetchval())
 
     def kill_session(self, admin, session_id: int, wait: float = 10.0) -> None:
         """Ends session `session_id` from connection `admin` (autocommit) and waits until the

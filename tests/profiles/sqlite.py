@@ -18,6 +18,7 @@ SQLITE = Profile(
         "float": "DOUBLE",
         "bytes": "BLOB",
         "timestamp": "TIMESTAMP",
+        "timestamp(0)": "TIMESTAMP",  # holds the text it is given
         "uuid": "VARCHAR(36)",
     },
     getinfo={

@@ -91,8 +91,33 @@ enum Route {
     },
 }
 
-/// One executemany on a statement: prepared by `start`, fed chunks of rows by `send`, its row
-/// count read by `finish`.
+/// A chunk of rows made ready to send by an `Encoder`: on the column-array route, the array
+/// literals already written.
+pub struct Encoded(EncodedRows);
+
+enum EncodedRows {
+    ColumnArrays(Vec<ParamValue>),
+    Rows(Vec<Vec<ParamValue>>),
+}
+
+/// The part of sending a chunk that needs no statement: writing a column-array INSERT's
+/// literals. Apart from `ExecuteMany` so that a caller can make the next chunk ready on
+/// another thread while the driver and server run the current one.
+#[derive(Debug, Clone)]
+pub struct Encoder(Option<ArrayInsert>);
+
+impl Encoder {
+    /// Makes a chunk of rows ready for `ExecuteMany::send_encoded`.
+    pub fn encode(&self, rows: Vec<Vec<ParamValue>>) -> Encoded {
+        Encoded(match &self.0 {
+            Some(plan) => EncodedRows::ColumnArrays(plan.params(&rows)),
+            None => EncodedRows::Rows(rows),
+        })
+    }
+}
+
+/// One executemany on a statement: prepared by `start`, fed chunks of rows by `send` (or
+/// `send_encoded`), its row count read by `finish`.
 pub struct ExecuteMany<'s> {
     stmt: &'s mut Statement,
     opts: BindOptions,
@@ -212,18 +237,43 @@ impl<'s> ExecuteMany<'s> {
         }
     }
 
+    /// What makes chunks ready for `send_encoded`, for use on any thread.
+    pub fn encoder(&self) -> Encoder {
+        match &self.route {
+            Route::ColumnArrays(plan) => Encoder(Some(plan.clone())),
+            _ => Encoder(None),
+        }
+    }
+
+    /// `send` for a chunk made ready by this executemany's `encoder`.
+    pub fn send_encoded(&mut self, chunk: Encoded, gate: &impl ExecutionGate) -> Result<()> {
+        match chunk.0 {
+            EncodedRows::ColumnArrays(arrays) => self.send_arrays(arrays, gate),
+            EncodedRows::Rows(rows) => self.send(&rows, gate),
+        }
+    }
+
+    /// Executes the column-array INSERT for one chunk's array literals.
+    fn send_arrays(&mut self, arrays: Vec<ParamValue>, gate: &impl ExecutionGate) -> Result<()> {
+        let batch = ParamBatch::build(&[arrays], self.opts, &[]);
+        let r = execute(self.stmt, gate, batch);
+        self.messages.extend(self.stmt.messages.iter().cloned());
+        self.rowcount.add(r?);
+        Ok(())
+    }
+
     /// Executes the statement for a chunk of rows, each with one value per marker, every
     /// execution inside `gate`. Stops at the first error.
     pub fn send(&mut self, rows: &[Vec<ParamValue>], gate: &impl ExecutionGate) -> Result<()> {
+        if let Route::ColumnArrays(plan) = &self.route {
+            let arrays = plan.params(rows);
+            return self.send_arrays(arrays, gate);
+        }
         let stmt = &mut *self.stmt;
         let opts = self.opts;
         match &mut self.route {
-            Route::ColumnArrays(plan) => {
-                let batch = ParamBatch::build(&[plan.params(rows)], opts, &[]);
-                let r = execute(stmt, gate, batch);
-                self.messages.extend(stmt.messages.iter().cloned());
-                self.rowcount.add(r?);
-            }
+            // Sent above.
+            Route::ColumnArrays(_) => {}
             Route::Values {
                 shape,
                 marker_types,

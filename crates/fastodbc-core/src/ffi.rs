@@ -63,6 +63,7 @@ pub const SQL_CURSOR_STATIC: usize = 3;
 pub const SQL_CLOSE: u16 = 0;
 /// `SQLColAttribute` field: the column's numeric type is unsigned.
 pub const SQL_DESC_UNSIGNED: u16 = 8;
+pub const SQL_DESC_TYPE_NAME: u16 = 14;
 pub const SQL_UNBIND: u16 = 2;
 pub const SQL_RESET_PARAMS: u16 = 3;
 

@@ -28,7 +28,7 @@ pub use connection::{AttrValue, Connection};
 pub use consumer::{BlockConsumer, BlockNotes};
 pub use diagnostics::{ConnectionFailure, DiagRecord, Diagnostics, Error, Result};
 pub use driver::{InsertStrategy, NarrowText, Quirks, Strategy};
-pub use executemany::{ExecuteMany, ExecutionGate};
+pub use executemany::{Encoded, Encoder, ExecuteMany, ExecutionGate};
 pub use loan::{LoanEnd, Reclaim, StatementLoan};
 pub use params::{BindOptions, ParamBatch, ParamValue, TextEncoding};
 pub use plan::{ColumnDescription, ColumnPlan, Decoding, ResultPlan, TextCodec, ValueKind};

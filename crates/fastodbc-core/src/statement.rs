@@ -296,6 +296,30 @@ impl Statement {
         Ok(value as i32 != 0)
     }
 
+    /// The database's name of result column `col`'s type (`SQL_DESC_TYPE_NAME`): `timestamptz`,
+    /// `DATETIME`, ...; empty where the driver gives none.
+    pub fn column_type_name(&mut self, col: usize) -> Result<String> {
+        let mut buf = [0u16; 128];
+        let mut len: i16 = 0;
+        // SAFETY: a character field: at most `buf`'s size in bytes is written, and its length.
+        let ret = unsafe {
+            ffi::SQLColAttributeW(
+                self.h,
+                (col + 1) as u16,
+                ffi::SQL_DESC_TYPE_NAME,
+                buf.as_mut_ptr() as *mut std::ffi::c_void,
+                (buf.len() * 2) as i16,
+                &mut len,
+                std::ptr::null_mut(),
+            )
+        };
+        self.check(ret, "SQLColAttributeW")?;
+        let units = (len.max(0) as usize / 2).min(buf.len());
+        Ok(String::from_utf16_lossy(&buf[..units])
+            .trim_end_matches('\0')
+            .to_string())
+    }
+
     /// Closes the open cursor, keeping the handle.
     pub fn close_cursor(&mut self) {
         self.drop_result();

@@ -519,7 +519,7 @@ impl Cursor {
     }
 
     /// Loads `source` into a table (`fastodbc.ingest` calls it): see `ingest::ingest_impl`.
-    #[pyo3(signature = (source, select, insert, columns, batch_rows=None, batch_bytes=None, commit_every=None))]
+    #[pyo3(signature = (source, select, insert, columns, not_null, batch_rows=None, batch_bytes=None, commit_every=None))]
     #[allow(clippy::too_many_arguments)]
     fn _ingest(
         &self,
@@ -528,6 +528,7 @@ impl Cursor {
         select: &str,
         insert: &str,
         columns: Vec<usize>,
+        not_null: Vec<bool>,
         batch_rows: Option<usize>,
         batch_bytes: Option<usize>,
         commit_every: Option<usize>,
@@ -538,6 +539,7 @@ impl Cursor {
             select,
             insert,
             columns,
+            not_null,
             batch_rows,
             batch_bytes,
             commit_every,

@@ -5,9 +5,11 @@
 
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Schema};
+use std::sync::mpsc;
+
 use fastodbc_core::{
-    BindOptions, DiagRecord, Error, ExecuteMany, ExecutionGate, ParamValue, Result, Statement,
-    TextEncoding,
+    BindOptions, DiagRecord, Encoded, Encoder, Error, ExecuteMany, ExecutionGate, ParamValue,
+    Result, Statement, TextEncoding,
 };
 
 use super::rows::{write_column, At};
@@ -138,6 +140,8 @@ impl<'s> Load<'s> {
 
     /// Sends the rows of `batch` in chunks, every execution inside `gate`; `after_chunk` runs
     /// after each chunk with the rows sent so far (a commit every N rows, a check for Ctrl-C).
+    /// A batch of several chunks is converted on a thread of its own, one chunk ahead of the
+    /// one being sent, so that converting overlaps the server's work (two chunks in memory).
     pub fn send(
         &mut self,
         batch: &RecordBatch,
@@ -161,28 +165,48 @@ impl<'s> Load<'s> {
         // Converted values take about the input's bytes, text twice that as UTF-16.
         let per_row = (batch.get_array_memory_size() * 2 / n).max(1);
         let rows_per_chunk = self.chunk_rows.min(self.chunk_bytes / per_row).max(1);
-        let mut start = 0;
-        while start < n {
-            let len = rows_per_chunk.min(n - start);
-            let mut rows: Vec<Vec<ParamValue>> =
-                (0..len).map(|_| Vec::with_capacity(arrays.len())).collect();
-            for (c, array) in self.columns.iter().zip(&arrays) {
-                let part = array.slice(start, len);
-                let at = At {
-                    column: &c.target.name,
-                    sql_type: &c.type_text,
-                    nullable: c.target.nullable,
-                    refuse_nul: self.opts.refuse_nul,
-                    first_row: self.rows + 1,
-                };
-                write_column(part.as_ref(), &c.writer, &mut rows, &at)?;
-            }
-            self.run.send(&rows, gate)?;
-            self.rows += len;
-            start += len;
-            after_chunk(self.rows)?;
+        let chunks: Vec<(usize, usize)> = (0..n)
+            .step_by(rows_per_chunk)
+            .map(|start| (start, rows_per_chunk.min(n - start)))
+            .collect();
+        let conversion = Conversion {
+            columns: &self.columns,
+            arrays: &arrays,
+            refuse_nul: self.opts.refuse_nul,
+            encoder: self.run.encoder(),
+            first_row: self.rows + 1,
+        };
+        let run = &mut self.run;
+        let sent = &mut self.rows;
+        let mut send = |chunk: Encoded, len: usize| -> Result<()> {
+            run.send_encoded(chunk, gate)?;
+            *sent += len;
+            after_chunk(*sent)
+        };
+        if let [(start, len)] = chunks[..] {
+            return send(conversion.chunk(start, len)?, len);
         }
-        Ok(())
+        std::thread::scope(|scope| {
+            // Rendezvous: the converter holds the next chunk until the current one is sent.
+            let (ready, received) = mpsc::sync_channel(0);
+            let conversion = &conversion;
+            let chunks = &chunks;
+            scope.spawn(move || {
+                for &(start, len) in chunks {
+                    let chunk = conversion.chunk(start, len);
+                    let failed = chunk.is_err();
+                    // An error on the sending side drops `received`: stop there.
+                    if ready.send(chunk.map(|c| (c, len))).is_err() || failed {
+                        break;
+                    }
+                }
+            });
+            for chunk in received {
+                let (chunk, len) = chunk?;
+                send(chunk, len)?;
+            }
+            Ok(())
+        })
     }
 
     /// SQL_SUCCESS_WITH_INFO records of every execution so far.
@@ -193,5 +217,38 @@ impl<'s> Load<'s> {
     /// The rows the driver counted (-1: unknown); `rows()` is what was sent.
     pub fn finish(self) -> i64 {
         self.run.finish()
+    }
+}
+
+/// Converts chunks of one batch into what `ExecuteMany::send_encoded` takes; shared with the
+/// thread that converts ahead of the sending one.
+struct Conversion<'a> {
+    columns: &'a [LoadColumn],
+    /// The batch's columns, in `columns`' order.
+    arrays: &'a [ArrayRef],
+    refuse_nul: bool,
+    encoder: Encoder,
+    /// The input row (counted from 1) of the batch's first row.
+    first_row: usize,
+}
+
+impl Conversion<'_> {
+    /// The `len` rows from `start` of the batch, checked, converted and encoded.
+    fn chunk(&self, start: usize, len: usize) -> Result<Encoded> {
+        let mut rows: Vec<Vec<ParamValue>> = (0..len)
+            .map(|_| Vec::with_capacity(self.arrays.len()))
+            .collect();
+        for (c, array) in self.columns.iter().zip(self.arrays) {
+            let part = array.slice(start, len);
+            let at = At {
+                column: &c.target.name,
+                sql_type: &c.type_text,
+                nullable: c.target.nullable,
+                refuse_nul: self.refuse_nul,
+                first_row: self.first_row + start,
+            };
+            write_column(part.as_ref(), &c.writer, &mut rows, &at)?;
+        }
+        Ok(self.encoder.encode(rows))
     }
 }

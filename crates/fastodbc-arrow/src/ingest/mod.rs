@@ -5,15 +5,18 @@
 //! - `types`: the write direction's type table (Arrow type x SQL type -> `Writer`, or a refusal);
 //! - `rows`: input values to parameter rows, each checked against its column;
 //! - `create`: the SQL types `create` mode asks for;
+//! - `import`: record batches from the Arrow C interfaces, their buffers aligned;
 //! - `load`: `Load`, the batches sent in chunks through core's `ExecuteMany`.
 
 pub mod create;
+mod import;
 mod load;
 mod rows;
 pub mod target;
 pub mod types;
 
 pub use create::{create_type, CreateType};
+pub use import::{batch_from_c_array, AlignedStream};
 pub use load::{plan_columns, Load, LoadColumn, CHUNK_BYTES};
 pub use rows::civil_from_days;
 pub use target::{describe_target, TargetColumn};

@@ -370,7 +370,7 @@ fn timestamps(
     rows: &mut [Vec<ParamValue>],
     at: &At<'_>,
 ) -> Result<()> {
-    let Writer::Timestamp { digits } = *w else {
+    let Writer::Timestamp { digits, instant } = *w else {
         return Err(unexpected(array.data_type(), w));
     };
     let value = |i: usize| -> i64 {
@@ -400,6 +400,12 @@ fn timestamps(
             fastodbc_core::types::temporal::format_timestamp(&mut s, &t);
             format!("{s} ({fraction} ns)")
         })?;
+        if instant {
+            let mut s = String::with_capacity(32);
+            fastodbc_core::types::temporal::format_timestamp(&mut s, &t);
+            s.push_str("+00:00");
+            return Ok(ParamValue::Text(s));
+        }
         Ok(ParamValue::Timestamp(t))
     })
 }

@@ -17,6 +17,8 @@ pub struct TargetColumn {
     /// False only where the driver says NOT NULL (`SQL_NO_NULLS`); unknown counts as nullable.
     pub nullable: bool,
     pub unsigned: bool,
+    /// A timestamp column that holds an instant (PostgreSQL's `timestamptz`), by its type name.
+    pub zoned: bool,
 }
 
 impl TargetColumn {
@@ -78,6 +80,11 @@ pub fn describe_target(stmt: &mut Statement, select: &str) -> Result<Vec<TargetC
         let desc = stmt.describe_col(i)?;
         // Some drivers don't answer SQL_DESC_UNSIGNED for every type: signed then.
         let unsigned = is_integer(desc.sql_type) && stmt.column_unsigned(i).unwrap_or(false);
+        let zoned = desc.sql_type == ffi::SQL_TYPE_TIMESTAMP
+            && stmt.column_type_name(i).is_ok_and(|n| {
+                let n = n.to_ascii_lowercase();
+                n.contains("tz") || n.contains("zone")
+            });
         columns.push(TargetColumn {
             name: desc.name,
             sql_type: desc.sql_type,
@@ -85,6 +92,7 @@ pub fn describe_target(stmt: &mut Statement, select: &str) -> Result<Vec<TargetC
             digits: desc.digits,
             nullable: desc.nullable,
             unsigned,
+            zoned,
         });
     }
     stmt.close_cursor();

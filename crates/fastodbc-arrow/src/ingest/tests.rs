@@ -25,6 +25,7 @@ fn col(sql_type: i16, size: usize, digits: i16) -> TargetColumn {
         digits,
         nullable: true,
         unsigned: false,
+        zoned: false,
     }
 }
 
@@ -152,10 +153,21 @@ fn decimals_keep_their_digits_and_refuse_wider_integer_parts() {
 #[test]
 fn timestamps_refuse_digits_the_column_would_cut() {
     let a = TimestampMicrosecondArray::from(vec![1_700_000_000_000_000, 1_700_000_000_000_001]);
-    let w = Writer::Timestamp { digits: 6 };
+    let w = Writer::Timestamp {
+        digits: 6,
+        instant: false,
+    };
     let v = write(&a, &w, true).unwrap();
     assert!(matches!(v[1], ParamValue::Timestamp(t) if t.fraction == 1000 && t.year == 2023));
-    let e = write(&a, &Writer::Timestamp { digits: 0 }, true).unwrap_err();
+    let e = write(
+        &a,
+        &Writer::Timestamp {
+            digits: 0,
+            instant: false,
+        },
+        true,
+    )
+    .unwrap_err();
     assert_eq!(e.sqlstate(), "22008");
     assert!(e.to_string().contains("input row 12"), "{e}");
 }

@@ -64,9 +64,12 @@ pub enum Writer {
     Date,
     /// Dates as midnight into a timestamp column.
     DateAsTimestamp,
-    /// Timestamps whose fraction has at most `digits` digits.
+    /// Timestamps whose fraction has at most `digits` digits; `instant`: zoned input into a
+    /// zoned column, sent as text with its UTC offset so the database reads the instant, not
+    /// a time in the session's zone.
     Timestamp {
         digits: u8,
+        instant: bool,
     },
     /// Times whose fraction has at most `digits` digits (at most 6: times go as text with
     /// microseconds).
@@ -304,6 +307,8 @@ pub fn choose(
         S::Date if t == ffi::SQL_TYPE_TIMESTAMP => Ok(Writer::DateAsTimestamp),
         S::Timestamp if t == ffi::SQL_TYPE_TIMESTAMP => Ok(Writer::Timestamp {
             digits: fraction_digits(target, opts.timestamp_digits, opts),
+            instant: target.zoned
+                && matches!(value_type(input), DataType::Timestamp(_, Some(_))),
         }),
         S::Time if t == ffi::SQL_TYPE_TIME => Ok(Writer::Time {
             digits: fraction_digits(target, 6, opts),

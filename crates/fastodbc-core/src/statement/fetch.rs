@@ -79,6 +79,7 @@ impl Statement {
                 bind_columns(h, &rs.plan.columns, &mut rs.block.bound)?;
                 rs.bound_to = rs.block.address();
             }
+            clear_fixed_indicators(&mut rs.block.bound, rows);
             self.set_array_size(rows)?;
         }
         // SAFETY (of fetch_next): buffers bound by open_result are alive in self.result.
@@ -141,6 +142,7 @@ impl Statement {
         let mut streamed_bytes = 0usize;
         let mut n = 0usize;
         while n < capacity && streamed_bytes <= DEFAULT_BLOCK_BYTES {
+            clear_fixed_indicators(&mut rs.staging, 1);
             // SAFETY (of fetch_next): the staging buffers are alive in self.result.
             if !fetch_next(h, &mut self.messages)? {
                 break;
@@ -185,6 +187,16 @@ impl Statement {
         }
         rs.block.rows = n;
         Ok(n)
+    }
+}
+
+/// Sets the indicators of fixed-size columns to 0 ("the whole element") before a fetch:
+/// MariaDB Connector/ODBC 3.1 writes no indicator for a non-NULL `SQL_C_BIT`, so one left
+/// at SQL_NULL_DATA by an earlier row would turn every later value of the column into NULL.
+fn clear_fixed_indicators(columns: &mut [crate::block::ColumnBuffer], rows: usize) {
+    for c in columns.iter_mut().filter(|c| !c.variable) {
+        let n = rows.min(c.ind.len());
+        c.ind[..n].fill(0);
     }
 }
 

@@ -4,15 +4,18 @@
 
 use std::sync::{Arc, Mutex};
 
-use arrow_array::{RecordBatch, RecordBatchReader};
+use arrow_array::ffi::{FFI_ArrowArray, FFI_ArrowSchema};
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use fastodbc_arrow::ingest::{
-    arrow_type_text, create_type, describe_target, plan_columns, Load, WriteOptions,
+    arrow_type_text, batch_from_c_array, create_type, describe_target, plan_columns, AlignedStream,
+    Load, WriteOptions,
 };
 use fastodbc_core::{Error, Result};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyIterator, PyTuple};
-use pyo3_arrow::{PyRecordBatch, PyRecordBatchReader};
+use pyo3::types::{PyCapsule, PyIterator, PyTuple};
 
 use super::{message_tuples, Cursor};
 use crate::errors::{self, IntoPyResult};
@@ -21,7 +24,7 @@ use crate::errors::{self, IntoPyResult};
 enum Batches {
     /// An Arrow C stream, read with the GIL released (a producer that needs Python, such as
     /// pyarrow over a generator, takes the GIL itself).
-    Stream(Box<dyn RecordBatchReader + Send>),
+    Stream(AlignedStream),
     /// Python objects with `__arrow_c_array__`, pulled with the GIL; `first` was pulled to
     /// learn the schema.
     Objects {
@@ -46,7 +49,7 @@ impl Batches {
                 let batch = Python::with_gil(|py| -> PyResult<Option<RecordBatch>> {
                     match rest.bind(py).clone().next() {
                         None => Ok(None),
-                        Some(item) => Ok(Some(item?.extract::<PyRecordBatch>()?.into_inner())),
+                        Some(item) => Ok(Some(batch_of(&item?)?)),
                     }
                 })
                 .map_err(|e| Error::Data(format!("reading input batch {index}: {e}")))?;
@@ -79,11 +82,17 @@ impl IngestSource {
     fn new(data: &Bound<'_, PyAny>) -> PyResult<IngestSource> {
         let py = data.py();
         let (schema, batches) = if data.hasattr("__arrow_c_stream__")? {
-            let reader: PyRecordBatchReader = data.extract()?;
-            let schema = reader.schema_ref()?;
-            (schema, Batches::Stream(reader.into_reader()?))
+            let capsule = data.call_method0("__arrow_c_stream__")?;
+            let capsule = capsule.downcast::<PyCapsule>()?;
+            check_capsule(capsule, c"arrow_array_stream")?;
+            // SAFETY: an "arrow_array_stream" capsule holds an FFI_ArrowArrayStream; it is moved
+            // out, leaving a released stream for the capsule's destructor.
+            let stream = unsafe { FFI_ArrowArrayStream::from_raw(capsule.pointer() as *mut _) };
+            let reader = AlignedStream::try_new(stream)
+                .map_err(|e| PyTypeError::new_err(format!("reading the input's stream: {e}")))?;
+            (reader.schema(), Batches::Stream(reader))
         } else if data.hasattr("__arrow_c_array__")? {
-            let batch = data.extract::<PyRecordBatch>()?.into_inner();
+            let batch = batch_of(data)?;
             let schema = batch.schema();
             let batches = Batches::Objects {
                 first: Some(batch),
@@ -105,7 +114,7 @@ impl IngestSource {
                     "ingest was given no record batch: the input's schema is unknown",
                 ));
             };
-            let batch = first?.extract::<PyRecordBatch>()?.into_inner();
+            let batch = batch_of(&first?)?;
             let schema = batch.schema();
             let batches = Batches::Objects {
                 first: Some(batch),
@@ -154,6 +163,39 @@ impl IngestSource {
     }
 }
 
+fn check_capsule(capsule: &Bound<'_, PyCapsule>, name: &std::ffi::CStr) -> PyResult<()> {
+    match capsule.name()? {
+        Some(n) if n == name => Ok(()),
+        other => Err(PyTypeError::new_err(format!(
+            "expected an Arrow capsule named {name:?}, got {other:?}"
+        ))),
+    }
+}
+
+/// A record batch from an object with `__arrow_c_array__`, its buffers aligned.
+fn batch_of(obj: &Bound<'_, PyAny>) -> PyResult<RecordBatch> {
+    let pair = obj.call_method0("__arrow_c_array__").map_err(|_| {
+        PyTypeError::new_err(format!(
+            "ingest reads record batches (objects with __arrow_c_array__), not {}",
+            obj.get_type()
+        ))
+    })?;
+    let schema = pair.get_item(0)?;
+    let schema = schema.downcast::<PyCapsule>()?;
+    let array = pair.get_item(1)?;
+    let array = array.downcast::<PyCapsule>()?;
+    check_capsule(schema, c"arrow_schema")?;
+    check_capsule(array, c"arrow_array")?;
+    // SAFETY: capsules of those names hold an FFI_ArrowSchema (borrowed here) and an
+    // FFI_ArrowArray (moved out, leaving a released one for the capsule's destructor).
+    let batch = unsafe {
+        let schema = &*(schema.pointer() as *const FFI_ArrowSchema);
+        let array = FFI_ArrowArray::from_raw(array.pointer() as *mut FFI_ArrowArray);
+        batch_from_c_array(array, schema)
+    };
+    batch.map_err(|e| PyTypeError::new_err(format!("reading a record batch: {e}")))
+}
+
 /// A Python exception raised while the load ran without the GIL (Ctrl-C), kept to be raised
 /// instead of the core error that stopped the load.
 struct Pending(Option<PyErr>);
@@ -161,7 +203,7 @@ struct Pending(Option<PyErr>);
 impl Cursor {
     /// Loads `source` into the table: `select` names the target columns and returns no row,
     /// `insert` has one marker per target column, `columns[k]` is the input column written to
-    /// target column k. Commits after every `commit_every` rows when given. Returns the rows
+    /// target column k, `not_null[k]` says the catalog knows it NOT NULL. Commits after every `commit_every` rows when given. Returns the rows
     /// sent.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn ingest_impl(
@@ -171,6 +213,7 @@ impl Cursor {
         select: &str,
         insert: &str,
         columns: Vec<usize>,
+        not_null: Vec<bool>,
         batch_rows: Option<usize>,
         batch_bytes: Option<usize>,
         commit_every: Option<usize>,
@@ -195,7 +238,11 @@ impl Cursor {
         let mut pending = Pending(None);
         let mut messages = Vec::new();
         let result = py.allow_threads(|| -> Result<usize> {
-            let targets = describe_target(stmt, select)?;
+            let mut targets = describe_target(stmt, select)?;
+            // The catalog's NOT NULL where the description doesn't tell (sqliteodbc).
+            for (t, &nn) in targets.iter_mut().zip(&not_null) {
+                t.nullable &= !nn;
+            }
             let columns = plan_columns(&schema, &columns, targets, &opts)?;
             let mut load = Load::start(stmt, insert, columns, opts, batch_rows, batch_bytes)?;
             let mut after_chunk = |sent: usize| -> Result<()> {

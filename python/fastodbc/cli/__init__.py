@@ -1,0 +1,80 @@
+"""The ``fastodbc`` command line (also ``python -m fastodbc``): ``drivers``, ``sources``,
+``export`` (a query's result to Parquet, CSV or Arrow IPC) and ``import`` (a Parquet, CSV or
+Arrow IPC file into a table), streamed in Arrow batches.
+
+Libraries: the standard library's ``argparse`` for arguments, pyarrow's readers and writers for
+the file formats, tqdm for the progress display (the ``cli`` extra). Exit codes: 0 done, 2 usage,
+3 connection, 4 SQL, 5 data, 130 interrupted (cli/exits.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from .. import _native
+from . import export, load
+from .cancel import Interrupted
+from .connection import CONNECTION_ENV
+from .exits import EXIT_CONNECTION, EXIT_DATA, EXIT_INTERRUPTED, EXIT_SQL, Failure
+
+__all__ = ["CONNECTION_ENV", "EXIT_CONNECTION", "EXIT_DATA", "EXIT_INTERRUPTED", "EXIT_SQL", "main"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="fastodbc", description="fastodbc's command line")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("drivers", help="list the installed ODBC drivers").set_defaults(run=_drivers)
+    sub.add_parser("sources", help="list the ODBC data sources (name and driver)").set_defaults(run=_sources)
+    export.add_parser(sub)
+    load.add_parser(sub)
+    return p
+
+
+def _drivers(args: argparse.Namespace) -> int:
+    for name in _native.drivers():
+        print(name)
+    return 0
+
+
+def _sources(args: argparse.Namespace) -> int:
+    for name, driver in _native.data_sources():
+        print(f"{name}\t{driver}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the command line; returns the exit code. After Ctrl-C it ends the process itself
+    (exit code 130), for the reason _end_now gives."""
+    try:
+        args = _parser().parse_args(argv)
+        code = args.run(args)
+    except Failure as e:
+        print(f"fastodbc {e}" if e.code == 2 else f"fastodbc: {e}", file=sys.stderr)
+        return e.code
+    except (Interrupted, KeyboardInterrupt):
+        # Interrupted: the worker is stuck where no cancel reaches it, on the connection; the
+        # process ends without closing it under the worker (the server rolls back its open
+        # transaction). KeyboardInterrupt: Ctrl-C before the work began.
+        _end_now()
+    if code == EXIT_INTERRUPTED:
+        _end_now()
+    return code
+
+
+def _end_now() -> None:
+    """Exits with 130 at once. After Ctrl-C, threads not Python's own may still be blocked
+    (pyarrow's CSV read-ahead waiting on stdin, holding its lock): the interpreter's shutdown
+    would wait for that lock, or unwind such a thread through C++ frames, and abort."""
+    for stream in (sys.stderr, sys.stdout):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(EXIT_INTERRUPTED)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""Ctrl-C during a command's work: the statement is cancelled, not waited for.
+
+Python delivers KeyboardInterrupt to the main thread only, between bytecodes: a main thread
+blocked in the driver (a long execute, the GIL released) or in pyarrow (a CSV reader waiting for
+stdin) would see it only once that call returns. So all of the work, from connecting on, runs
+on a worker thread; the main thread waits for it (and refreshes the progress display), and at
+Ctrl-C calls ``cursor.cancel()``, which sends SQLCancel to an
+execution in progress, or stops the result being read at its next block (see
+crates/fastodbc-py/src/cancel.rs). The worker also checks between batches (``check``), which
+stops work that is in pyarrow or in the input rather than in the driver.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from ..errors import Error
+
+T = TypeVar("T")
+
+#: How long the main thread waits, after cancelling, for the worker to stop. A worker blocked
+#: where no cancel reaches (reading a stdin that stays open) is then left behind: the process
+#: exits and the server rolls back the connection's open transaction.
+GRACE_S = 3.0
+
+#: How often the waiting main thread wakes (progress refresh; a join with a timeout also keeps
+#: the wait interruptible).
+TICK_S = 0.1
+
+
+class Interrupted(Exception):
+    """Ctrl-C stopped the work; ``finished``: the worker thread has ended (else it is stuck)."""
+
+    def __init__(self, finished: bool = True):
+        super().__init__("interrupted")
+        self.finished = finished
+
+
+class Cancellable:
+    """Runs work on a worker thread, cancelling its cursor (``attach``) at Ctrl-C."""
+
+    def __init__(self) -> None:
+        self.cursor: Any = None
+        #: The worker did not stop within GRACE_S of the cancel: its connection is not closed
+        #: under it (the process exits instead).
+        self.stuck = False
+        self._stop = threading.Event()
+
+    def attach(self, cursor: Any) -> None:
+        """For the worker: the cursor Ctrl-C cancels from now on (Interrupted if it came
+        already)."""
+        self.cursor = cursor
+        self.check()
+
+    def check(self) -> None:
+        """For the worker, between batches: raises Interrupted once Ctrl-C was pressed."""
+        if self._stop.is_set():
+            raise Interrupted()
+
+    def run(self, work: Callable[[], T], tick: Callable[[], None] = lambda: None) -> T:
+        """``work()``'s result, or its error; Interrupted at Ctrl-C, unless the work completed
+        anyway (an import committed is reported as such). ``tick`` runs on the main thread
+        about every TICK_S while it waits."""
+        outcome: dict[str, Any] = {}
+
+        def target() -> None:
+            try:
+                outcome["value"] = work()
+            except BaseException as e:  # noqa: BLE001 - handed to the main thread
+                outcome["error"] = e
+
+        worker = threading.Thread(target=target, name="fastodbc-cli-work", daemon=True)
+        worker.start()
+        try:
+            while worker.is_alive():
+                worker.join(TICK_S)
+                tick()
+        except KeyboardInterrupt:
+            self._stop.set()
+            self._cancel()
+            try:
+                worker.join(GRACE_S)
+            except KeyboardInterrupt:
+                pass  # a second Ctrl-C: stop waiting
+            if "value" in outcome:
+                return outcome["value"]
+            self.stuck = worker.is_alive()
+            raise Interrupted(finished=not self.stuck) from None
+        tick()
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["value"]
+
+    def _cancel(self) -> None:
+        if self.cursor is None:
+            return  # still connecting: nothing to cancel, the worker stops at attach
+        try:
+            self.cursor.cancel()
+        except Error:
+            pass  # e.g. the cursor was closed as the work ended

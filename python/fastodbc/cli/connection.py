@@ -1,0 +1,44 @@
+"""The connection a command uses: its string from an argument, ``--dsn`` or the environment."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from ..errors import Error
+from .exits import EXIT_CONNECTION, Failure, usage
+
+#: Environment variable holding the connection string when none is given on the command line
+#: (keeps passwords out of shell history and process lists).
+CONNECTION_ENV = "FASTODBC_CONNECTION"
+
+
+def split_arguments(command: str, args: list[str], names: str) -> tuple[str | None, list[str]]:
+    """``[CONNECTION] A B``: the connection string when given, and the other arguments."""
+    wanted = len(names.split())
+    if len(args) not in (wanted, wanted + 1):
+        raise usage(command, f"expected [CONNECTION] {names}")
+    return (args[0] if len(args) > wanted else None), args[-wanted:]
+
+
+def connection_string(command: str, args: argparse.Namespace, given: str | None) -> str:
+    """The argument, else ``DSN=`` of ``--dsn``, else ``FASTODBC_CONNECTION``."""
+    if given is not None:
+        return given
+    if args.dsn:
+        return f"DSN={args.dsn}"
+    value = os.environ.get(CONNECTION_ENV)
+    if not value:
+        raise usage(command, f"no connection: give CONNECTION, --dsn, or set {CONNECTION_ENV}")
+    return value
+
+
+def open_connection(connstr: str) -> Any:
+    """A connection (autocommit off: an import is one transaction), or exit code 3."""
+    from .. import connect
+
+    try:
+        return connect(connstr)
+    except Error as e:
+        raise Failure(EXIT_CONNECTION, f"cannot connect: {e}") from e

@@ -1,0 +1,106 @@
+"""``fastodbc export [CONNECTION] QUERY OUTPUT``: a query's result to Parquet, CSV or Arrow
+IPC, streamed in Arrow batches from ``Cursor.fetch_record_batch`` into pyarrow's writers."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from .cancel import Cancellable, Interrupted
+from .connection import CONNECTION_ENV, connection_string, open_connection, split_arguments
+from .exits import EXIT_INTERRUPTED, EXIT_OK, Failure, code_of, usage
+from .formats import FORMAT_NAMES, format_of
+from .parts import OutputParts
+from .progress import Progress
+
+
+def add_parser(sub: Any) -> None:
+    """The ``export`` subcommand's arguments."""
+    e = sub.add_parser(
+        "export",
+        help="write a query's result to Parquet, CSV or Arrow IPC",
+        description=(
+            "fastodbc export [CONNECTION] QUERY OUTPUT. Without CONNECTION, the connection "
+            f"string comes from --dsn or the {CONNECTION_ENV} environment variable. OUTPUT '-' "
+            "is stdout."
+        ),
+    )
+    e.add_argument("args", nargs="+", metavar="[CONNECTION] QUERY OUTPUT")
+    e.add_argument("--dsn", help="connect to this ODBC data source name")
+    e.add_argument("--format", choices=FORMAT_NAMES, help="default: from OUTPUT's extension")
+    e.add_argument("--param", action="append", default=[], help="a query parameter (text), in order")
+    e.add_argument("--batch-rows", type=_positive, help="rows per Arrow batch")
+    e.add_argument("--batch-bytes", type=_positive, help="bytes per Arrow batch (about)")
+    e.add_argument("--compression", default=None, help="Parquet / IPC compression (Parquet default: zstd)")
+    e.add_argument(
+        "--rows-per-file", type=_positive, metavar="N",
+        help="split the output into numbered files (OUTPUT's stem-00000.ext, ...) of N rows each",
+    )
+    e.add_argument(
+        "--max-file-bytes", type=_positive, metavar="N",
+        help="split the output into numbered files, a new one once a file reaches N bytes",
+    )
+    e.add_argument("--quiet", "-q", action="store_true", help="no progress display, no summary")
+    e.set_defaults(run=run)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be above 0: {text}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    """Runs ``export``; its exit code."""
+    given, (query, output) = split_arguments("export", args.args, "QUERY OUTPUT")
+    fmt = format_of(output, args.format)
+    if fmt is None:
+        raise usage("export", f"cannot tell the format of {output!r}: use --format")
+    if output == "-" and (args.rows_per_file or args.max_file_bytes):
+        raise usage("export", "--rows-per-file / --max-file-bytes need an OUTPUT file, not stdout")
+    connstr = connection_string("export", args, given)
+    parts = OutputParts(output, fmt, args.compression, args.rows_per_file, args.max_file_bytes)
+    progress = Progress("export", quiet=args.quiet)
+    cancellable = Cancellable()
+
+    def work() -> int:
+        cnxn = open_connection(connstr)
+        try:
+            cursor = cnxn.cursor()
+            cancellable.attach(cursor)
+            cursor.execute(query, *args.param)
+            reader = cursor.fetch_record_batch(args.batch_rows, args.batch_bytes)
+            for batch in reader:
+                cancellable.check()
+                parts.write(batch)
+                progress.rows += batch.num_rows
+                progress.bytes = parts.bytes
+            parts.close(reader.schema)
+            progress.bytes = parts.bytes
+            return progress.rows
+        finally:
+            cnxn.close()
+
+    try:
+        rows = cancellable.run(work, tick=progress.show)
+    except Interrupted as stop:
+        progress.close()
+        if not stop.finished:
+            # The worker may still write: the files are removed under it, the process ends.
+            parts.remove()
+            raise
+        parts.abandon()
+        return EXIT_INTERRUPTED
+    except BaseException as e:
+        progress.close()
+        parts.abandon()
+        if isinstance(e, Failure) or not isinstance(e, Exception):
+            raise
+        raise Failure(code_of(e), str(e)) from e
+    progress.close()
+    if not args.quiet:
+        where = output if not parts.split else f"{len(parts.paths)} files, {parts.paths[0]} to {parts.paths[-1].name}"
+        print(f"fastodbc: {rows:,} rows written to {where} ({fmt})", file=sys.stderr)
+    return EXIT_OK

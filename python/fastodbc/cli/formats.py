@@ -1,0 +1,138 @@
+"""The file formats of export and import: pyarrow's Parquet, CSV and Arrow IPC writers and
+readers (well kept, streaming batch by batch, so memory stays bounded by a batch, not a file).
+
+CSV follows one convention both ways: NULL is an empty field, an empty string a quoted one
+(``""``), so a file export writes is read back as the same values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+FORMATS = {
+    ".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".arrow": "arrow", ".feather": "arrow", ".ipc": "arrow"
+}
+FORMAT_NAMES = ("parquet", "csv", "arrow")
+
+#: Rows per batch read from a Parquet file when --batch-rows does not say (pyarrow's default).
+PARQUET_BATCH_ROWS = 65_536
+
+
+def format_of(path: str, given: str | None) -> str | None:
+    """``--format``, else the one of the path's extension (None: cannot tell)."""
+    return given or FORMATS.get(Path(path).suffix.lower())
+
+
+def open_writer(fmt: str, sink: Any, schema: Any, compression: str | None) -> Any:
+    """pyarrow's writer of ``fmt`` (Parquet: zstd unless ``compression`` says)."""
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        return pq.ParquetWriter(sink, schema, compression=compression or "zstd")
+    if fmt == "csv":
+        import pyarrow.csv as pacsv
+
+        return pacsv.CSVWriter(sink, schema)
+    import pyarrow.ipc as ipc
+
+    options = ipc.IpcWriteOptions(compression=compression) if compression else None
+    return ipc.new_file(sink, schema, options=options)
+
+
+class CountedSource:
+    """A binary input (a file or stdin) counting the bytes read from it, for the progress
+    display; pyarrow's readers take it as a file object."""
+
+    def __init__(self, raw: Any):
+        self.raw = raw
+        self.bytes = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.raw.read(size)
+        self.bytes += len(data)
+        return data
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self.raw.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self.raw.tell()
+
+    def seekable(self) -> bool:
+        return self.raw.seekable()
+
+    def readable(self) -> bool:
+        return True
+
+    def writable(self) -> bool:
+        return False
+
+    @property
+    def closed(self) -> bool:
+        return self.raw.closed
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+@dataclasses.dataclass
+class Input:
+    """An input being read: its schema, its batches (pulled one at a time), and what the
+    progress display's percentage is of (rows from Parquet metadata, or bytes of a file)."""
+
+    schema: Any
+    batches: Iterator[Any]
+    source: CountedSource
+    total_rows: int | None = None
+    total_bytes: int | None = None
+
+
+def open_input(path: str, fmt: str, batch_rows: int | None, csv_types: dict[str, Any] | None = None) -> Input:
+    """Opens ``path`` (``-``: stdin, an Arrow IPC stream or CSV) for reading in batches.
+    ``csv_types``: CSV columns read as these Arrow types (the target table's), the others'
+    types inferred."""
+    if path == "-":
+        source = CountedSource(sys.stdin.buffer)
+        size = None
+    else:
+        source = CountedSource(open(path, "rb"))  # noqa: SIM115 - closed by the caller
+        size = os.fstat(source.raw.fileno()).st_size
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        from ..ingest import parquet_row_groups
+
+        parquet = pq.ParquetFile(source)
+        batches = parquet_row_groups(parquet, batch_rows or PARQUET_BATCH_ROWS)
+        return Input(parquet.schema_arrow, batches, source, total_rows=parquet.metadata.num_rows)
+    if fmt == "csv":
+        import pyarrow.csv as pacsv
+
+        convert = pacsv.ConvertOptions(
+            column_types=csv_types or {}, strings_can_be_null=True, quoted_strings_can_be_null=False
+        )
+        reader = pacsv.open_csv(source, convert_options=convert)
+        return Input(reader.schema, iter(reader), source, total_bytes=size)
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
+    # IPC aligns buffers to 8 bytes; arrow-rs, under ingest, requires a decimal128 buffer's 16
+    # (and panics otherwise), which pyarrow's DataTypeSpecific does not give: At64Byte copies
+    # the buffers that are not aligned so.
+    alignment = getattr(ipc, "Alignment", None)  # pyarrow 17
+    options = ipc.IpcReadOptions(ensure_alignment=alignment.At64Byte) if alignment else None
+    if size is not None:
+        try:
+            file = ipc.open_file(source, options=options)
+        except pa.ArrowInvalid:  # not the file format: the stream format (also .arrow)
+            source.seek(0)
+        else:
+            batches = (file.get_batch(i) for i in range(file.num_record_batches))
+            return Input(file.schema, batches, source, total_bytes=size)
+    stream = ipc.open_stream(source, options=options)
+    return Input(stream.schema, iter(stream), source, total_bytes=size)

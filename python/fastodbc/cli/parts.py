@@ -1,0 +1,143 @@
+"""An export's output: one file (or stdout), or numbered parts of at most ``--rows-per-file``
+rows or about ``--max-file-bytes`` bytes each.
+
+Parts are named ``<stem>-00000<suffix>``, ``<stem>-00001<suffix>``, ... beside OUTPUT
+(``out.parquet`` -> ``out-00000.parquet``): sorted by name they are in the result's order, a
+glob (``out-*.parquet``) reads them all as one dataset (pyarrow, DuckDB, polars, Spark), and
+each is a whole file of its format (Parquet footer, CSV header, IPC footer). The numbering
+widens past 99,999 parts. A part begins only when a row needs it: an empty result still makes
+part 0, with the schema alone, and no part is ever empty otherwise.
+
+``--max-file-bytes`` is checked after each batch is written (the writers write a batch whole):
+a part ends once it has reached the limit, so it may pass it by up to one encoded batch plus the
+format's footer; ``--batch-rows`` / ``--batch-bytes`` bound that.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from .formats import open_writer
+
+
+def part_path(output: Path, number: int) -> Path:
+    """The path of part ``number`` of ``output``."""
+    return output.with_name(f"{output.stem}-{number:05d}{output.suffix}")
+
+
+class _CountedSink:
+    """stdout for pyarrow's writers, counting the bytes written (a pipe cannot tell)."""
+
+    def __init__(self, raw: Any):
+        self.raw = raw
+        self.bytes = 0
+        self.closed = False
+
+    def write(self, data: Any) -> int:
+        self.raw.write(data)
+        self.bytes += len(data)
+        return len(data)
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+    def tell(self) -> int:
+        return self.bytes
+
+    def close(self) -> None:
+        self.closed = True  # stdout itself stays open
+        self.raw.flush()
+
+
+class OutputParts:
+    """The files of an export; ``bytes`` written so far, ``paths`` made so far."""
+
+    def __init__(
+        self,
+        output: str,
+        fmt: str,
+        compression: str | None,
+        rows_per_file: int | None = None,
+        max_file_bytes: int | None = None,
+    ):
+        self.to_stdout = output == "-"
+        self.output = Path(output)
+        self.fmt = fmt
+        self.compression = compression
+        self.split = bool(rows_per_file or max_file_bytes)
+        self.rows_per_file = rows_per_file
+        self.max_file_bytes = max_file_bytes
+        self.paths: list[Path] = []
+        self.bytes = 0
+        self._done_bytes = 0  # of the parts closed
+        self._schema: Any = None
+        self._sink: Any = None
+        self._writer: Any = None
+        self._part_rows = 0
+
+    def write(self, batch: Any) -> None:
+        """Writes ``batch``, across parts when a limit says."""
+        self._schema = batch.schema
+        offset = 0
+        while offset < batch.num_rows:
+            if self._writer is None:
+                self._open()
+            piece = batch
+            if self.rows_per_file:
+                room = self.rows_per_file - self._part_rows
+                piece = batch.slice(offset, room)
+            elif offset:
+                piece = batch.slice(offset)
+            self._writer.write_batch(piece)
+            offset += piece.num_rows
+            self._part_rows += piece.num_rows
+            self.bytes = self._done_bytes + self._sink.tell()
+            if self.split and (
+                self._part_rows == self.rows_per_file
+                or (self.max_file_bytes and self._sink.tell() >= self.max_file_bytes)
+            ):
+                self._close_part()
+
+    def close(self, schema: Any) -> None:
+        """Ends the last part (an empty result: a part holding ``schema`` alone)."""
+        self._schema = schema
+        if self._writer is None and not self.paths and not self._done_bytes:
+            self._open()
+        if self._writer is not None:
+            self._close_part()
+
+    def remove(self) -> None:
+        """Removes every file this export made (a failed or interrupted export leaves none)."""
+        for path in self.paths:
+            path.unlink(missing_ok=True)
+
+    def abandon(self) -> None:
+        """Closes the open part without finishing it, and removes every file."""
+        sink, self._sink, self._writer = self._sink, None, None
+        if sink is not None and not self.to_stdout:
+            try:
+                sink.close()
+            except OSError:
+                pass
+        self.remove()
+
+    def _open(self) -> None:
+        import pyarrow as pa
+
+        if self.to_stdout:
+            self._sink = pa.PythonFile(_CountedSink(sys.stdout.buffer), mode="w")
+        else:
+            path = part_path(self.output, len(self.paths)) if self.split else self.output
+            self.paths.append(path)
+            self._sink = pa.OSFile(str(path), "wb")
+        self._writer = open_writer(self.fmt, self._sink, self._schema, self.compression)
+        self._part_rows = 0
+
+    def _close_part(self) -> None:
+        self._writer.close()
+        self._done_bytes += self._sink.tell()
+        self.bytes = self._done_bytes
+        self._sink.close()
+        self._writer = self._sink = None

@@ -1,0 +1,121 @@
+"""``fastodbc export``, run as the installed command without a terminal: Parquet, CSV and Arrow
+IPC equal ``fetch_arrow_table`` of the same query on every backend, whole or split into numbered
+parts; the connection from an argument or ``FASTODBC_CONNECTION``; stdout; distinct exit codes
+for usage, connection, SQL and data errors, with no partial file left behind."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pyarrow as pa
+import pytest
+
+from profiles import backends_where
+
+from .conftest import ORDERS
+from .files import SUFFIXES, parts, read
+from .invocation import run
+
+
+@pytest.mark.parametrize("fmt", SUFFIXES)
+def test_export_writes_what_fetch_arrow_table_reads(backend, cursor, orders, tmp_path, fmt):
+    out = tmp_path / f"orders{SUFFIXES[fmt]}"
+    sql = f"SELECT id, city, amount FROM {orders} ORDER BY id"
+    done = run("export", backend.connstr, sql, str(out), "--batch-rows", "1000")
+    assert done.returncode == 0, done.stderr.decode()
+    assert f"{ORDERS:,} rows".encode() in done.stderr
+    want = cursor.execute(sql).fetch_arrow_table()
+    got = read(out, want.schema)
+    assert got.num_rows == ORDERS
+    assert got.column_names == want.column_names
+    assert got.to_pylist() == want.to_pylist()
+
+
+@pytest.mark.parametrize("fmt", SUFFIXES)
+@pytest.mark.parametrize(
+    ("limit", "value", "batch_rows"), [("--rows-per-file", 700, 300), ("--max-file-bytes", 2_000, 200)]
+)
+def test_split_parts_together_equal_the_query(backend, cursor, orders, tmp_path, fmt, limit, value, batch_rows):
+    out = tmp_path / f"orders{SUFFIXES[fmt]}"
+    sql = f"SELECT id, city, amount FROM {orders} ORDER BY id"
+    done = run("export", backend.connstr, sql, str(out), limit, str(value), "--batch-rows", str(batch_rows))
+    assert done.returncode == 0, done.stderr.decode()
+    want = cursor.execute(sql).fetch_arrow_table()
+    files = parts(out)
+    assert not out.exists()
+    assert [f.name for f in files] == [f"orders-{i:05d}{SUFFIXES[fmt]}" for i in range(len(files))]
+    tables = [read(f, want.schema) for f in files]
+    if limit == "--rows-per-file":
+        # Parts cut batches: each holds exactly N rows, the last the rest.
+        assert [t.num_rows for t in tables] == [700, 700, 700, ORDERS - 2_100]
+    else:
+        # A part ends at the first batch that takes it to the limit.
+        assert len(files) > 1
+        sizes = [f.stat().st_size for f in files]
+        assert all(s >= value for s in sizes[:-1]), sizes
+        assert all(t.num_rows % batch_rows == 0 for t in tables[:-1])
+    together = pa.concat_tables(t.cast(want.schema) for t in tables)
+    assert together.to_pylist() == want.to_pylist()
+    assert f"{ORDERS:,} rows written to {len(files)} files".encode() in done.stderr
+
+
+def test_split_of_an_empty_result_is_one_part_with_the_schema(backend, cursor, orders, tmp_path):
+    out = tmp_path / "none.parquet"
+    sql = f"SELECT id, city FROM {orders} WHERE id < 0"
+    done = run("export", backend.connstr, sql, str(out), "--rows-per-file", "10")
+    assert done.returncode == 0, done.stderr.decode()
+    [only] = parts(out)
+    got = read(only, None)
+    assert got.num_rows == 0
+    assert got.schema == cursor.execute(sql).fetch_arrow_table().schema
+
+
+def test_connection_from_the_environment_and_csv_to_stdout(backend, orders):
+    sql = f"SELECT id FROM {orders} WHERE id < 3 ORDER BY id"
+    done = run("export", sql, "-", "--format", "csv", "--quiet", env={"FASTODBC_CONNECTION": backend.connstr})
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().split() == ['"id"', "0", "1", "2"]
+    assert done.stderr == b""
+
+
+def test_exit_codes_and_no_partial_file(backend, orders, tmp_path):
+    outputs = tmp_path / "out"
+    outputs.mkdir()
+    out = outputs / "x.parquet"
+    bad_sql = run("export", backend.connstr, "SELECT nosuchcolumn FROM nosuchtable", str(out))
+    assert bad_sql.returncode == 4, bad_sql.stderr.decode()
+    unreachable = run("export", backend.unreachable_connstr, "SELECT 1", str(out))
+    assert unreachable.returncode == 3, unreachable.stderr.decode()
+    for usage in (
+        ["export", "only-one-argument"],
+        ["export", backend.connstr, "SELECT 1", str(outputs / "x.unknown")],
+        ["export", backend.connstr, "SELECT 1", "-", "--format", "csv", "--rows-per-file", "5"],
+        ["export", backend.connstr, "SELECT 1", str(out), "--max-file-bytes", "0"],
+    ):
+        done = run(*usage)
+        assert done.returncode == 2, (usage, done.stderr.decode())
+        assert b"Traceback" not in done.stderr
+    assert list(outputs.iterdir()) == []
+
+
+@pytest.mark.parametrize("backend", backends_where(lambda p: p.numeric_outgrows_description), indirect=True)
+def test_data_error_after_some_parts_exits_5_and_removes_them(backend, tmp_path):
+    # The first rows describe the column; a later value does not fit it (DataError) after
+    # parts were written: none is left.
+    attributes, sql = backend.numeric_outgrows_description
+    out = tmp_path / "amounts.csv"
+    done = run(
+        "export", backend.connstr + attributes, sql, str(out), "--rows-per-file", "1", "--batch-rows", "1"
+    )
+    assert done.returncode == 5, done.stderr.decode()
+    assert b"Traceback" not in done.stderr
+    assert parts(out) == [] and not out.exists()
+
+
+def test_drivers_and_python_dash_m(backend):
+    listed = subprocess.run(
+        [sys.executable, "-m", "fastodbc", "drivers"], capture_output=True, timeout=60
+    )
+    assert listed.returncode == 0
+    assert backend.driver in listed.stdout.decode().splitlines()
