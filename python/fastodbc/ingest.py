@@ -26,7 +26,7 @@ from .constants import (
     SQL_TYPE_TIME,
     SQL_TYPE_TIMESTAMP,
 )
-from .errors import Error, ProgrammingError
+from .errors import DataError, Error, ProgrammingError
 
 if TYPE_CHECKING:
     from .cursor import Cursor
@@ -247,7 +247,7 @@ def plan(
             for i, target in pairs:
                 name, arrow_type, nullable, wanted = fields[i]
                 if isinstance(wanted, str):
-                    raise _data_error(f"input column {name!r} ({arrow_type}) cannot be created: {wanted}")
+                    raise DataError("22000", f"input column {name!r} ({arrow_type}) cannot be created: {wanted}")
                 sql_type = typenames.name(*wanted)
                 sql_types.append(sql_type)
                 defs.append(f"{quote(target)} {sql_type}{'' if nullable else ' NOT NULL'}")
@@ -286,12 +286,6 @@ def source_of(data: Any) -> _native.IngestSource:
 
         return _native.IngestSource(pa.RecordBatchReader.from_batches(pa.schema(data), []))
     return _native.IngestSource(data)
-
-
-def _data_error(message: str) -> Error:
-    from .errors import DataError
-
-    return DataError("22000", message)
 
 
 def ingest(

@@ -11,6 +11,7 @@ use fastodbc_core::ffi::{self, SqlDate, SqlTimestamp};
 use fastodbc_core::params::{split_runs, ParamBatch};
 use fastodbc_core::sqlscan::InsertTarget;
 use fastodbc_core::types::numeric::{decimal_parts, plain_decimal};
+use fastodbc_core::types::temporal::civil_from_days;
 use fastodbc_core::{BindOptions, ParamValue, TextEncoding};
 
 use crate::{case, Rng, Visit};
@@ -78,19 +79,6 @@ fn random_text(rng: &mut Rng, alphabet: &[char], n: u64) -> String {
         .collect()
 }
 
-/// Year, month and day of a day count from 1970-01-01 (proleptic Gregorian).
-fn civil_from_days(days: i64) -> (i64, u16, u16) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u16;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u16;
-    (yoe + era * 400 + (month <= 2) as i64, month, day)
-}
-
 /// `n` rows shaped like bench/datasets.py's `mixed_rows`: int, bigint, numeric(18,4), double,
 /// varchar(50), varchar(200) (20% with non-ASCII), date, timestamp (milliseconds), boolean;
 /// ~10% NULLs in every column but the first.
@@ -141,13 +129,13 @@ pub(crate) fn mixed_rows(n: usize, seed: u64) -> Vec<Vec<ParamValue>> {
                 ParamValue::Text(s200),
                 ParamValue::Date(SqlDate {
                     year: y as i16,
-                    month: m,
-                    day: d,
+                    month: m as u16,
+                    day: d as u16,
                 }),
                 ParamValue::Timestamp(SqlTimestamp {
                     year: ty as i16,
-                    month: tm,
-                    day: td,
+                    month: tm as u16,
+                    day: td as u16,
                     hour: (in_day / 3600) as u16,
                     minute: (in_day / 60 % 60) as u16,
                     second: (in_day % 60) as u16,

@@ -4,6 +4,7 @@
 
 use arrow_buffer::NullBufferBuilder;
 use fastodbc_core::types::numeric::{int_of_width, NumberText};
+use fastodbc_core::types::temporal::days_from_civil;
 use fastodbc_core::types::{guid, temporal};
 use fastodbc_core::{ColumnValues, Error, Result};
 
@@ -208,17 +209,6 @@ pub fn bit(b: &[u8], row: usize, at: &Located<'_>) -> Result<bool> {
         Some(&bit) => Ok(bit != 0),
         None => Err(at.error(row, "22018", "the driver returned an empty bit".into())),
     }
-}
-
-/// Days from 1970-01-01 to a valid proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 fn days_in_month(year: i64, month: i64) -> i64 {

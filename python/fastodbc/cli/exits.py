@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from ..errors import DataError, Error, IntegrityError, InterfaceError, OperationalError
@@ -26,6 +27,14 @@ class Failure(Exception):
     def __init__(self, code: int, message: str):
         super().__init__(message)
         self.code = code
+
+
+def positive(text: str) -> int:
+    """An argparse type: a whole number above 0 (a usage error, exit 2, otherwise)."""
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be above 0: {text}")
+    return value
 
 
 def usage(command: str, message: str) -> Failure:

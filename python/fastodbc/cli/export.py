@@ -9,7 +9,7 @@ from typing import Any
 
 from .cancel import Cancellable, Interrupted
 from .connection import CONNECTION_ENV, connection_string, open_connection, split_arguments
-from .exits import EXIT_INTERRUPTED, EXIT_OK, Failure, code_of, usage
+from .exits import EXIT_INTERRUPTED, EXIT_OK, Failure, code_of, positive, usage
 from .formats import FORMAT_NAMES, format_of
 from .parts import OutputParts
 from .progress import Progress
@@ -30,26 +30,19 @@ def add_parser(sub: Any) -> None:
     e.add_argument("--dsn", help="connect to this ODBC data source name")
     e.add_argument("--format", choices=FORMAT_NAMES, help="default: from OUTPUT's extension")
     e.add_argument("--param", action="append", default=[], help="a query parameter (text), in order")
-    e.add_argument("--batch-rows", type=_positive, help="rows per Arrow batch")
-    e.add_argument("--batch-bytes", type=_positive, help="bytes per Arrow batch (about)")
+    e.add_argument("--batch-rows", type=positive, help="rows per Arrow batch")
+    e.add_argument("--batch-bytes", type=positive, help="bytes per Arrow batch (about)")
     e.add_argument("--compression", default=None, help="Parquet / IPC compression (Parquet default: zstd)")
     e.add_argument(
-        "--rows-per-file", type=_positive, metavar="N",
+        "--rows-per-file", type=positive, metavar="N",
         help="split the output into numbered files (OUTPUT's stem-00000.ext, ...) of N rows each",
     )
     e.add_argument(
-        "--max-file-bytes", type=_positive, metavar="N",
+        "--max-file-bytes", type=positive, metavar="N",
         help="split the output into numbered files, a new one once a file reaches N bytes",
     )
     e.add_argument("--quiet", "-q", action="store_true", help="no progress display, no summary")
     e.set_defaults(run=run)
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be above 0: {text}")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,7 +19,7 @@ from ..constants import SQL_IDENTIFIER_QUOTE_CHAR
 from ..errors import Error
 from .cancel import Cancellable, Interrupted
 from .connection import CONNECTION_ENV, connection_string, open_connection, split_arguments
-from .exits import EXIT_INTERRUPTED, EXIT_OK, Failure, code_of, usage
+from .exits import EXIT_INTERRUPTED, EXIT_OK, Failure, code_of, positive, usage
 from .formats import FORMAT_NAMES, Input, format_of, open_input
 from .progress import Progress
 
@@ -52,22 +52,15 @@ def add_parser(sub: Any) -> None:
         help="load the input's column INPUT into the table's COLUMN (default: the same name); "
         "INPUT= leaves it out",
     )
-    i.add_argument("--batch-rows", type=_positive, help="rows per batch sent")
-    i.add_argument("--batch-bytes", type=_positive, help="bytes per batch sent (about)")
-    i.add_argument("--commit-every", type=_positive, metavar="ROWS", help="commit after about every ROWS rows")
+    i.add_argument("--batch-rows", type=positive, help="rows per batch sent")
+    i.add_argument("--batch-bytes", type=positive, help="bytes per batch sent (about)")
+    i.add_argument("--commit-every", type=positive, metavar="ROWS", help="commit after about every ROWS rows")
     i.add_argument(
         "--dry-run", action="store_true",
         help="print the column mapping and the CREATE TABLE it would run; write nothing",
     )
     i.add_argument("--quiet", "-q", action="store_true", help="no progress display, no summary")
     i.set_defaults(run=run)
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be above 0: {text}")
-    return value
 
 
 def _mapping(pairs: list[str]) -> dict[str, str | None] | None:

@@ -18,7 +18,6 @@ pub mod types;
 pub use create::{create_type, CreateType};
 pub use import::{batch_from_c_array, AlignedStream};
 pub use load::{plan_columns, Load, LoadColumn, CHUNK_BYTES};
-pub use rows::civil_from_days;
 pub use target::{describe_target, TargetColumn};
 pub use types::{arrow_type_text, WriteOptions, Writer};
 

@@ -13,6 +13,7 @@ use arrow_array::types::{
 };
 use arrow_array::{Array, ArrowPrimitiveType, OffsetSizeTrait};
 use arrow_schema::{DataType, TimeUnit};
+use fastodbc_core::types::temporal::civil_from_days;
 use fastodbc_core::{ffi, Error, ParamValue, Result};
 
 use super::types::Writer;
@@ -145,6 +146,15 @@ where
     }
 }
 
+/// Significant digits of plain decimal text: leading and trailing zeros don't count.
+fn significant_digits(text: &str) -> usize {
+    let digits = || text.bytes().filter(u8::is_ascii_digit);
+    let leading = digits().take_while(|&b| b == b'0').count();
+    let total = digits().count();
+    let trailing = digits().rev().take_while(|&b| b == b'0').count();
+    total.saturating_sub(leading + trailing)
+}
+
 /// A decimal's unscaled digits (with its sign) and scale as plain decimal text.
 fn decimal_text(unscaled: &str, scale: i8) -> (String, u32, u32) {
     let (neg, digits) = match unscaled.strip_prefix('-') {
@@ -221,13 +231,7 @@ fn decimals(
         }),
         Writer::DecimalAsFloat { digits } => each(array, rows, at, |i| {
             let (text, _, _) = decimal_text(&unscaled(i), scale);
-            let significant = text
-                .bytes()
-                .filter(u8::is_ascii_digit)
-                .skip_while(|&b| b == b'0')
-                .collect::<Vec<u8>>();
-            let n =
-                significant.len() - significant.iter().rev().take_while(|&&b| b == b'0').count();
+            let n = significant_digits(&text);
             if n > digits as usize {
                 return Err(at.error(
                     i,
@@ -300,20 +304,6 @@ fn binaries(
         }
         Ok(ParamValue::Bytes(b.to_vec()))
     })
-}
-
-/// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's algorithm).
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 fn sql_date(days: i64, i: usize, at: &At<'_>) -> Result<ffi::SqlDate> {

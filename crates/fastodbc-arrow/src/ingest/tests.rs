@@ -6,10 +6,11 @@ use arrow_array::{
 use arrow_schema::{DataType, TimeUnit};
 use fastodbc_core::{ffi, Error, ParamValue};
 
+use super::create_type;
 use super::rows::{write_column, At};
 use super::target::TargetColumn;
 use super::types::{choose, WriteOptions, Writer};
-use super::{civil_from_days, create_type};
+use fastodbc_core::types::temporal::civil_from_days;
 
 const STRICT: WriteOptions = WriteOptions {
     sizes_unreliable: false,
