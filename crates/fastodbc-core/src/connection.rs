@@ -68,6 +68,9 @@ pub struct Connection {
     pub dbms_name: String,
     /// Its secrets stay redacted from every message while it is open (`redact`).
     secrets: Option<SecretLease>,
+    /// The process that connected: a forked child shares the session's socket, and must
+    /// never end it (`close`).
+    owner: u32,
 }
 
 // SAFETY: ODBC connection handles may be used from any thread; the Python layer serialises use
@@ -103,6 +106,7 @@ impl Connection {
             driver_name: String::new(),
             dbms_name: String::new(),
             secrets: Some(secrets),
+            owner: std::process::id(),
         };
         if login_timeout > 0 {
             conn.set_attr_int(ffi::SQL_ATTR_LOGIN_TIMEOUT, login_timeout as usize)?;
@@ -295,6 +299,14 @@ impl Connection {
         if self.hdbc.is_null() {
             return Ok(());
         }
+        if self.inherited() {
+            // A forked child's copy: a ROLLBACK or a disconnect would go out on the parent's
+            // socket and end the parent's transaction or session. The handle is left as it is.
+            self.hdbc = null_mut();
+            self.connected = false;
+            self.secrets = None;
+            return Ok(());
+        }
         let mut result = Ok(());
         if self.connected {
             // SAFETY: valid connection handle; errors here are reported, the handle still freed.
@@ -316,6 +328,17 @@ impl Connection {
 
     pub fn is_open(&self) -> bool {
         !self.hdbc.is_null()
+    }
+
+    /// This process is a fork of the one that connected: the session is the parent's.
+    pub fn inherited(&self) -> bool {
+        std::process::id() != self.owner
+    }
+
+    /// The driver's `SQL_ATTR_CONNECTION_DEAD` (false when it can't tell): what that means
+    /// and costs per driver is `Strategy::liveness`.
+    pub fn is_dead(&self) -> bool {
+        self.hdbc.is_null() || crate::diagnostics::connection_dead(self.hdbc)
     }
 }
 

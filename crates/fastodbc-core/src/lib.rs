@@ -27,7 +27,7 @@ pub use block::{Cell, ColumnValues, RowBlock};
 pub use connection::{AttrValue, Connection};
 pub use consumer::{BlockConsumer, BlockNotes};
 pub use diagnostics::{ConnectionFailure, DiagRecord, Diagnostics, Error, Result};
-pub use driver::{InsertStrategy, NarrowText, Quirks, Strategy};
+pub use driver::{DeadAnswer, InsertStrategy, Liveness, NarrowText, Quirks, Strategy};
 pub use executemany::{Encoded, Encoder, ExecuteMany, ExecutionGate};
 pub use loan::{LoanEnd, Reclaim, StatementLoan};
 pub use params::{BindOptions, ParamBatch, ParamValue, TextEncoding};

@@ -53,6 +53,9 @@ pub struct Statement {
     bound_paramset: usize,
     /// Parameters may be bound (so `reset` must unbind them before their buffers go).
     params_bound: bool,
+    /// The process that allocated the handle: a forked child leaves it alone (freeing it may
+    /// close a server-side cursor on the parent's socket).
+    owner: u32,
     /// `SQL_ATTR_ROWS_FETCHED_PTR` target, set once per handle: boxed so it never moves.
     fetched: Box<ffi::ULen>,
     /// The `SQL_ATTR_ROW_ARRAY_SIZE` last set (1 is the ODBC default).
@@ -105,6 +108,7 @@ impl Statement {
             messages: Vec::new(),
             bound_paramset: 1,
             params_bound: false,
+            owner: std::process::id(),
             fetched: Box::new(0),
             array_size: 1,
             bind_by_column: false,
@@ -334,6 +338,9 @@ impl Drop for Statement {
     fn drop(&mut self) {
         if self.h.is_null() {
             return; // a stand-in (`ReadAhead::lend`)
+        }
+        if std::process::id() != self.owner {
+            return;
         }
         // Our buffers go first (unbound), then the driver's copy of the result. In the other
         // order, the driver frees its values (one malloc'd chunk each: 1,000,000 for a

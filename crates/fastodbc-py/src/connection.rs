@@ -323,6 +323,51 @@ impl Connection {
         }
     }
 
+    /// When `SQL_ATTR_CONNECTION_DEAD` is worth reading, for a pool: "probe" (true, one
+    /// round trip), "status" (free; the whole truth only for an in-process database) or
+    /// "unknown" (`Strategy::liveness`).
+    #[getter]
+    fn _liveness(&self, py: Python<'_>) -> PyResult<&'static str> {
+        let guard = lock(py, &self.shared.conn);
+        match guard.as_ref() {
+            Some(c) => Ok(c.strategy.liveness.name()),
+            None => Err(errors::programming(
+                py,
+                "Attempt to use a closed connection.",
+            )),
+        }
+    }
+
+    /// The driver's `SQL_ATTR_CONNECTION_DEAD`, read with the GIL released (a round trip
+    /// where `_liveness` is "probe"); true for a closed connection.
+    fn _connection_dead(&self, py: Python<'_>) -> bool {
+        if self.shared.closed.load(Ordering::Acquire) {
+            return true;
+        }
+        let guard = lock(py, &self.shared.conn);
+        match guard.as_ref() {
+            Some(c) => py.allow_threads(|| c.is_dead()),
+            None => true,
+        }
+    }
+
+    /// Closes every cursor opened on the connection, which stays open (a pool, when a
+    /// connection comes back).
+    fn _close_cursors(&self, py: Python<'_>) {
+        let cursors: Vec<_> = lock(py, &self.shared.cursors).drain(..).collect();
+        for c in cursors.iter().filter_map(Weak::upgrade) {
+            c.close(py);
+        }
+    }
+
+    /// `str` parameters are sent as UTF-16 (else UTF-8).
+    fn _get_encoding(&self, py: Python<'_>) -> bool {
+        matches!(
+            lock(py, &self.shared.settings).encoding,
+            TextEncoding::Utf16
+        )
+    }
+
     /// Text decoding for SQL_CHAR (`wide=False`) or SQL_WCHAR columns: `kind` is
     /// "utf8", "utf16" or "codec" (narrow bytes decoded by the named Python codec).
     fn _set_decoding(&self, py: Python<'_>, wide: bool, kind: &str, name: &str) {
@@ -394,6 +439,14 @@ impl Connection {
     /// Removes the output converter of `sqltype`, if any.
     fn remove_output_converter(&self, py: Python<'_>, sqltype: i16) {
         lock(py, &self.shared.converters).remove(&sqltype);
+    }
+
+    /// Every output converter, as `{sqltype: func}` (a pool restores them at each return).
+    fn _output_converters(&self, py: Python<'_>) -> HashMap<i16, PyObject> {
+        lock(py, &self.shared.converters)
+            .iter()
+            .map(|(k, f)| (*k, f.clone_ref(py)))
+            .collect()
     }
 
     /// The output converter of `sqltype`, or None.

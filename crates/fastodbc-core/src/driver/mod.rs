@@ -12,5 +12,5 @@
 pub mod quirks;
 pub mod strategy;
 
-pub use quirks::{NarrowText, Quirks};
-pub use strategy::{InsertStrategy, Strategy};
+pub use quirks::{DeadAnswer, NarrowText, Quirks};
+pub use strategy::{InsertStrategy, Liveness, Strategy};

@@ -41,6 +41,24 @@ impl NarrowText {
 
 /// What a driver does that fastodbc must work around or may use. `Default` is a driver
 /// fastodbc knows nothing about.
+/// How a driver answers `SQL_ATTR_CONNECTION_DEAD`, as measured on Debian 12's drivers
+/// (tests/pool: a session killed server-side, then the attribute read before any other call).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum DeadAnswer {
+    /// Not measured: a driver fastodbc does not know.
+    #[default]
+    Unknown,
+    /// It asks the server (MariaDB Connector/ODBC 3.1: `mysql_ping`, one round trip): a
+    /// session killed server-side reads as dead.
+    Ping,
+    /// It reports the state the driver's last call left (psqlODBC: `CC_not_connected`, no
+    /// round trip): a loss a call met reads as dead, a session killed since then as alive.
+    LastCall,
+    /// The database runs in the process (sqliteodbc): there is no session to lose, and the
+    /// answer costs nothing.
+    InProcess,
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Quirks {
     /// What the driver's narrow text is encoded in, as far as fastodbc can tell. Measured on
@@ -100,6 +118,8 @@ pub struct Quirks {
     /// in-transaction flag, and COMMIT then sends nothing). `SQL_ATTR_CONNECTION_DEAD` is a
     /// status read in this driver.
     pub commit_when_lost_succeeds: bool,
+    /// What its `SQL_ATTR_CONNECTION_DEAD` answer means and costs.
+    pub dead_answer: DeadAnswer,
     /// The driver reads UTF-16 input past its end: MariaDB Connector/ODBC 3.1 measures it
     /// with its UTF-16 charset's `mb_charlen` applied to a whole code unit, which tests the
     /// unit's low byte, so every unit in U+xxD8..U+xxDB (`Ø`, `Ù`, `付`...) counts as the
@@ -191,6 +211,15 @@ impl Quirks {
             getdata_extensions,
             setpos_misplaces_cursor: mariadb,
             commit_when_lost_succeeds: psql,
+            dead_answer: if mariadb {
+                DeadAnswer::Ping
+            } else if psql {
+                DeadAnswer::LastCall
+            } else if sqlite {
+                DeadAnswer::InProcess
+            } else {
+                DeadAnswer::Unknown
+            },
             overreads_wide_input: mariadb,
             misreads_c_guid: mariadb || sqlite,
             utf16_output_unreliable: mariadb || sqlite3,
@@ -274,6 +303,7 @@ mod tests {
         assert!(pg.param_array_round_trip_per_row && pg.postgresql_server);
         assert!(pg.integers_arrive_as_text && pg.direct_error_loses_transaction);
         assert!(pg.commit_when_lost_succeeds && pg.getdata_block());
+        assert_eq!(pg.dead_answer, DeadAnswer::LastCall);
         assert!(!pg.sizes_not_limits && !pg.utf16_output_unreliable && !pg.misreads_c_guid);
         // The ANSI driver: the same server and protocol, its narrow text not known.
         let ansi = Quirks::detect("psqlodbca.so", GD, "");

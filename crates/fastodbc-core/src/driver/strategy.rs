@@ -1,7 +1,7 @@
 //! What fastodbc does about a driver's quirks: derived from `Quirks` alone, so a driver is
 //! served by what it does, never by its name. Each choice names the quirk it answers.
 
-use super::quirks::{NarrowText, Quirks};
+use super::quirks::{DeadAnswer, NarrowText, Quirks};
 use crate::plan::PlanOptions;
 
 /// How `executemany` sends the rows of a single-row `INSERT ... VALUES (?, ...)`
@@ -26,6 +26,32 @@ pub enum InsertStrategy {
 }
 
 /// What fastodbc does with a connection's driver.
+/// What reading `SQL_ATTR_CONNECTION_DEAD` tells a pool, and what it costs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Liveness {
+    /// The answer is true and takes a round trip: read it when a connection is handed out.
+    Probe,
+    /// The answer costs nothing: read it whenever a connection changes hands. It is the
+    /// whole truth only where nothing remote can die (`DeadAnswer::InProcess`); elsewhere a
+    /// session killed since the last call reads as alive, and only a round trip (a pool's
+    /// `check`) finds it.
+    Status,
+    /// Nothing is known of the driver's answer: a pool relies on errors and its `check`.
+    #[default]
+    Unknown,
+}
+
+impl Liveness {
+    /// The name the Python layer reads (`Connection._liveness`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Liveness::Probe => "probe",
+            Liveness::Status => "status",
+            Liveness::Unknown => "unknown",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Strategy {
     /// Text columns are fetched as narrow text decoded as UTF-8, not as UTF-16, unless
@@ -84,6 +110,8 @@ pub struct Strategy {
     /// `SQL_ATTR_CONNECTION_DEAD` is checked before each COMMIT, which fails when the
     /// connection is lost (`Quirks::commit_when_lost_succeeds`).
     pub check_lost_before_commit: bool,
+    /// When a pool reads `SQL_ATTR_CONNECTION_DEAD` (`Quirks::dead_answer`).
+    pub liveness: Liveness,
     /// How `executemany` sends a single-row INSERT.
     pub insert: InsertStrategy,
     /// `executemany` sends the rows of a chunk holding bytes one by one
@@ -135,6 +163,11 @@ impl Strategy {
             narrow_text: q.narrow_text,
             prepare_after_changes: q.direct_error_loses_transaction,
             check_lost_before_commit: q.commit_when_lost_succeeds,
+            liveness: match q.dead_answer {
+                DeadAnswer::Ping => Liveness::Probe,
+                DeadAnswer::LastCall | DeadAnswer::InProcess => Liveness::Status,
+                DeadAnswer::Unknown => Liveness::Unknown,
+            },
             insert,
             binary_rows_one_by_one: q.misreads_binary_param_arrays,
             array_row_count_unknown: q.counts_last_param_set_only,

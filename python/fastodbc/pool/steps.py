@@ -1,0 +1,158 @@
+"""What the pool does to a connection, written once as generators of calls.
+
+A step yields a ``DriverCall`` (a call that reaches the driver: it runs on the connection's own
+thread under asyncio) or a ``UserCall`` (``check`` / ``configure`` / ``reset``: a plain function,
+or a coroutine function in the async pool) and gets its result back. ``run_blocking`` runs the
+calls on the current thread (the sync pool, and every pool's background threads);
+``fastodbc.aio`` runs them with ``await``. So the rules live here once, and each front only
+says how a call is made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Callable, Generator
+from typing import Any
+
+from ..connection import Connection
+from ..constants import SQL_DBMS_NAME
+from .slot import Slot
+
+__all__ = [
+    "DriverCall",
+    "Steps",
+    "UserCall",
+    "checkout_steps",
+    "configure_steps",
+    "probe",
+    "probe_sql",
+    "return_steps",
+    "run_blocking",
+]
+
+log = logging.getLogger("fastodbc.pool")
+
+
+class DriverCall:
+    """``fn(*args)``, a call into the driver."""
+
+    __slots__ = ("args", "fn")
+
+    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
+        self.fn = fn
+        self.args = args
+
+
+class UserCall:
+    """A user's callback on the connection handed out; its result may be awaitable."""
+
+    __slots__ = ("arg", "fn")
+
+    def __init__(self, fn: Callable[[Any], Any], arg: Any) -> None:
+        self.fn = fn
+        self.arg = arg
+
+
+Steps = Generator["DriverCall | UserCall", Any, bool]
+
+
+def run_blocking(steps: Steps, loop: asyncio.AbstractEventLoop | None = None) -> bool:
+    """Runs ``steps`` on this thread. A coroutine a callback returns runs on ``loop`` (the async
+    pool's), and this thread waits for it: never call this on that loop's own thread."""
+    result: Any = None
+    error: BaseException | None = None
+    while True:
+        try:
+            call = steps.throw(error) if error is not None else steps.send(result)
+        except StopIteration as stop:
+            return bool(stop.value)
+        result, error = None, None
+        try:
+            if isinstance(call, DriverCall):
+                result = call.fn(*call.args)
+            else:
+                result = call.fn(call.arg)
+                if inspect.isawaitable(result):
+                    if loop is None:
+                        raise TypeError(f"{call.fn!r} returned an awaitable outside an async pool")
+                    result = asyncio.run_coroutine_threadsafe(_awaited(result), loop).result()
+        except Exception as e:  # handed to the step, which decides
+            error = e
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def configure_steps(slot: Slot, configure: Callable[[Any], Any] | None) -> Steps:
+    """A new connection: ``configure`` once; what it leaves is what every return restores."""
+    if configure is not None:
+        yield UserCall(configure, slot.conn)
+    slot.remember_state()
+    return True
+
+
+def checkout_steps(
+    slot: Slot, check: Callable[[Any], Any] | None, read_dead: bool, round_trip: bool = False
+) -> Steps:
+    """Whether ``slot`` may be handed out: the driver does not call it dead, ``check`` passes
+    (or, with ``round_trip`` and no ``check``, ``probe``)."""
+    if read_dead and (yield DriverCall(slot.raw._connection_dead)):
+        log.info("pool: discarding a connection the driver reports dead")
+        return False
+    try:
+        if check is not None:
+            yield UserCall(check, slot.conn)
+        elif round_trip:
+            yield DriverCall(probe, slot.raw)
+    except Exception as e:
+        log.warning("pool: discarding a connection that failed its check: %s", e)
+        return False
+    return True
+
+
+def return_steps(slot: Slot, reset: Callable[[Any], Any] | None, read_dead: bool) -> Steps:
+    """A connection coming back: cursors closed, transaction rolled back, state restored,
+    ``reset``; false (discard it) if it is lost or any of that fails."""
+    raw = slot.raw
+    if slot.lost or raw.closed:
+        return False
+    try:
+        yield DriverCall(raw._close_cursors)
+        if not raw.autocommit:
+            yield DriverCall(raw.rollback)
+        yield DriverCall(slot.restore_state)
+        if read_dead and (yield DriverCall(raw._connection_dead)):
+            return False
+        if reset is not None:
+            yield UserCall(reset, slot.conn)
+    except Exception as e:
+        log.warning("pool: discarding a connection that could not be reset: %s", e)
+        return False
+    return True
+
+
+# A round trip's statement, by SQL_DBMS_NAME: the databases whose SELECT needs a FROM; else
+# `SELECT 1`. (SQLGetInfo is no round trip: drivers answer it from what they read at connect.)
+_PROBES = (
+    ("oracle", "SELECT 1 FROM DUAL"),
+    ("db2", "VALUES 1"),
+    ("firebird", "SELECT 1 FROM RDB$DATABASE"),
+    ("informix", "SELECT 1 FROM systables WHERE tabid = 1"),
+)
+
+
+def probe_sql(raw: Connection) -> str:
+    dbms = str(raw.getinfo(SQL_DBMS_NAME)).lower()
+    return next((sql for key, sql in _PROBES if key in dbms), "SELECT 1")
+
+
+def probe(raw: Connection) -> None:
+    """A round trip on ``raw``: raises if the session is gone."""
+    cursor = raw.cursor()
+    try:
+        cursor.execute(probe_sql(raw)).fetchall()
+    finally:
+        cursor.close()
