@@ -1,0 +1,180 @@
+"""``AsyncConnection`` and ``connect``: a ``fastodbc.Connection`` whose driver calls run on a
+thread of its own, awaited. Derived from the sync connection by tables, as ``AsyncCursor``."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from ..connection import Connection
+from .cursor import AsyncCursor
+from .worker import ConnectionThread, Worker
+
+__all__ = ["AsyncConnection", "connect"]
+
+# Coroutines returning the sync method's result.
+_AWAITED = ("commit", "rollback", "getinfo", "set_attr")
+# No driver call: forwarded to the sync connection as they are.
+_FORWARDED = (
+    "closed",
+    "timeout",
+    "read_ahead",
+    "fetch_buffer_bytes",
+    "maxwrite",
+    "setdecoding",
+    "getdecoding",
+    "setencoding",
+    "add_output_converter",
+    "remove_output_converter",
+    "get_output_converter",
+    "clear_output_converters",
+)
+# Written by hand below.
+_OWN = ("cursor", "execute", "close", "autocommit", "searchescape")
+
+
+class AsyncConnection:
+    """An open connection for asyncio (``await fastodbc.aio.connect(...)``). Its calls run on
+    a thread of its own, one at a time; the event loop never waits on the driver.
+    ``async with cnxn:`` commits on success and rolls back on error, as the sync connection.
+    """
+
+    def __init__(self, connection: Connection, thread: ConnectionThread | None = None) -> None:
+        self._sync = connection
+        self._worker = Worker(thread or ConnectionThread(), connection.close)
+
+    @property
+    def sync_connection(self) -> Connection:
+        """The ``fastodbc.Connection`` underneath (use it only from the connection's thread,
+        e.g. inside ``run_sync``)."""
+        return self._sync
+
+    @property
+    def broken(self) -> bool:
+        """A cancelled call did not stop within ``cancel_timeout``: the connection was closed."""
+        return self._worker.broken
+
+    @property
+    def cancel_timeout(self) -> float:
+        """Seconds a cancelled statement may take to stop after SQLCancel (default 5) before the
+        connection is closed and marked ``broken``."""
+        return self._worker.cancel_timeout
+
+    @cancel_timeout.setter
+    def cancel_timeout(self, value: float) -> None:
+        self._worker.cancel_timeout = float(value)
+
+    @property
+    def autocommit(self) -> bool:
+        return self._sync.autocommit
+
+    @autocommit.setter
+    def autocommit(self, value: bool) -> None:
+        raise AttributeError("an AsyncConnection's autocommit is set with 'await cnxn.set_autocommit(value)'")
+
+    async def set_autocommit(self, value: bool) -> None:
+        """Turns autocommit on or off (a driver call)."""
+        await self._worker.run(setattr, self._sync, "autocommit", value)
+
+    @property
+    def searchescape(self) -> str:
+        return self._sync.searchescape
+
+    def cursor(self) -> AsyncCursor:
+        """A new cursor (its statement is allocated at its first call)."""
+        return AsyncCursor(self, self._sync.cursor())
+
+    async def execute(self, sql: str, *params: Any) -> AsyncCursor:
+        """A new cursor, after ``await cursor.execute(sql, *params)``."""
+        return await self.cursor().execute(sql, *params)
+
+    async def run_sync(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)`` on the connection's thread, in turn with its other calls
+        (for code written for the sync connection: ``fn`` gets ``sync_connection``'s objects)."""
+        return await self._worker.run(fn, *args, **kwargs)
+
+    async def close(self) -> None:
+        """Closes the connection and ends its thread."""
+        if not self._worker.broken:
+            try:
+                await self._worker.run(self._sync.close)
+            finally:
+                self._worker.thread.stop()
+
+    def _close_blocking(self) -> None:
+        """Closes it from another thread while it is idle (a pool's background thread)."""
+        try:
+            self._sync.close()
+        finally:
+            self._worker.thread.stop()
+
+    async def __aenter__(self) -> AsyncConnection:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, *rest: object) -> None:
+        if self._sync.closed or self._sync.autocommit or self._worker.broken:
+            return
+        if exc_type is None:
+            await self.commit()  # type: ignore[attr-defined]
+        else:
+            await self.rollback()  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return f"<AsyncConnection {'closed' if self._sync.closed else 'open'}>"
+
+
+def _awaited(name: str) -> Callable[..., Any]:
+    async def method(self: AsyncConnection, *args: Any, **kwargs: Any) -> Any:
+        return await self._worker.run(getattr(self._sync, name), *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``await``-able ``fastodbc.Connection.{name}``, run on the connection's thread."
+    return method
+
+
+def _forwarded(name: str) -> Any:
+    attr = getattr(Connection, name)
+    if callable(attr) and not isinstance(attr, property) and not hasattr(attr, "__set__"):
+        return lambda self, *args, **kwargs: getattr(self._sync, name)(*args, **kwargs)
+
+    def get(self: AsyncConnection) -> Any:
+        return getattr(self._sync, name)
+
+    def set_(self: AsyncConnection, value: Any) -> None:
+        setattr(self._sync, name, value)
+
+    return property(get, set_, doc=f"``fastodbc.Connection.{name}``.")
+
+
+for _name in _AWAITED:
+    setattr(AsyncConnection, _name, _awaited(_name))
+for _name in _FORWARDED:
+    setattr(AsyncConnection, _name, _forwarded(_name))
+
+TABLES = {"awaited": _AWAITED, "forwarded": _FORWARDED, "own": _OWN}
+
+
+async def connect(connstring: str | None = None, /, **kwargs: Any) -> AsyncConnection:
+    """``fastodbc.connect(connstring, **kwargs)`` on the new connection's own thread. Cancelled
+    while connecting, the connection is closed as soon as the driver has made it."""
+    from .. import connect as sync_connect
+
+    thread = ConnectionThread()
+    job = thread.submit(sync_connect, connstring, **kwargs)
+    try:
+        connection = await asyncio.shield(asyncio.wrap_future(job))
+    except asyncio.CancelledError:
+        if not job.cancel():
+            job.add_done_callback(_close_made)
+        thread.stop()
+        raise
+    except BaseException:
+        thread.stop()
+        raise
+    return AsyncConnection(connection, thread)
+
+
+def _close_made(job: Any) -> None:
+    if not job.cancelled() and job.exception() is None:
+        job.result().close()

@@ -1,0 +1,253 @@
+"""``AsyncCursor``: a ``fastodbc.Cursor`` whose driver calls are awaited.
+
+Derived from the sync cursor by tables: the methods that reach the driver become coroutines
+that run the sync method on the connection's thread (``_AWAITED``, ``_AWAITED_SELF``); the
+attributes that don't are forwarded (``_FORWARDED``). ``tests/aio`` checks that every public
+member of ``fastodbc.Cursor`` is in exactly one table, so a new sync method can't be missed.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
+
+from ..cursor import Cursor
+from ..errors import ProgrammingError
+
+if TYPE_CHECKING:
+    from .connection import AsyncConnection
+
+__all__ = ["AsyncCursor", "AsyncRecordBatchReader"]
+
+# Rows fetched per call on the connection's thread by fetchall / fetchmany / async iteration:
+# between two calls the event loop gets the GIL, so a long fetch never holds it for more than
+# converting this many rows.
+FETCH_SLICE = 1024
+
+# Coroutines returning the sync method's result.
+_AWAITED = (
+    "executemany",
+    "nextset",
+    "fetch_arrow_table",
+    "fetch_df",
+    "fetch_polars",
+    "ingest",
+    "ingest_parquet",
+    "ingest_csv",
+    "ingest_plan",
+    "commit",
+    "rollback",
+)
+# Coroutines returning the async cursor itself (the sync ones return the cursor, for chaining).
+_AWAITED_SELF = (
+    "execute",
+    "tables",
+    "columns",
+    "primaryKeys",
+    "foreignKeys",
+    "statistics",
+    "rowIdColumns",
+    "rowVerColumns",
+    "procedures",
+    "procedureColumns",
+    "getTypeInfo",
+)
+# Read (and where writable, written) on the sync cursor: no driver call.
+_FORWARDED = (
+    "description",
+    "rowcount",
+    "arraysize",
+    "fast_executemany",
+    "noscan",
+    "messages",
+    "closed",
+    "setinputsizes",
+    "setoutputsize",
+)
+# Written by hand below: fetchmany / fetchall (sliced), close, cancel, fetch_record_batch,
+# connection, iteration.
+_OWN = ("fetchone", "fetchval", "skip", "fetchmany", "fetchall", "close", "cancel", "fetch_record_batch", "connection")
+# What starts over: rows fetched ahead for iteration belong to the result these end.
+_NEW_RESULT = frozenset(_AWAITED_SELF + ("executemany", "nextset"))
+# What reads the rest of the result itself: refused while rows fetched ahead wait.
+_READS_REST = frozenset(("fetch_arrow_table", "fetch_df", "fetch_polars"))
+
+
+class AsyncCursor:
+    """A cursor of an ``AsyncConnection``: ``await cur.execute(...)``, ``await
+    cur.fetchall()``, ``async for row in cur``, ``async for batch in
+    cur.fetch_record_batch()``. A cancelled task cancels its statement (SQLCancel)."""
+
+    fetch_slice = FETCH_SLICE
+
+    def __init__(self, connection: AsyncConnection, cursor: Cursor) -> None:
+        self._connection = connection
+        self._sync = cursor
+        self._rows: deque[Any] = deque()  # fetched for iteration, not served yet
+
+    @property
+    def connection(self) -> AsyncConnection:
+        return self._connection
+
+    async def _call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        return await self._connection._worker.run(fn, *args, cancel=self._sync.cancel, **kwargs)
+
+    async def fetchone(self) -> Any:
+        """The next row, or None."""
+        if self._rows:
+            return self._rows.popleft()
+        return await self._call(self._sync.fetchone)
+
+    async def fetchval(self) -> Any:
+        """The first column of the next row, or None (as ``Cursor.fetchval``)."""
+        row = await self.fetchone()
+        return None if row is None else row[0]
+
+    async def skip(self, count: int) -> None:
+        """Skips ``count`` rows."""
+        served = len(self._take(count))
+        if count > served:
+            await self._call(self._sync.skip, count - served)
+
+    async def fetchmany(self, size: int | None = None) -> list[Any]:
+        """Up to ``size`` rows (``arraysize`` by default), fetched ``fetch_slice`` at a time."""
+        want = self._sync.arraysize if size is None else size
+        rows = self._take(want)
+        while len(rows) < want:
+            got = await self._fetch(min(want - len(rows), self.fetch_slice))
+            rows.extend(got)
+            if not got:
+                break
+        return rows
+
+    async def fetchall(self) -> list[Any]:
+        """The rest of the result, fetched ``fetch_slice`` rows per call on the connection's
+        thread, so the event loop runs between slices."""
+        rows = self._take(len(self._rows))
+        while True:
+            got = await self._fetch(self.fetch_slice)
+            rows.extend(got)
+            if len(got) < self.fetch_slice:
+                return rows
+
+    async def _fetch(self, n: int) -> list[Any]:
+        # Rows already fetched for iteration stay: fetchmany continues after them.
+        return await self._connection._worker.run(self._sync.fetchmany, n, cancel=self._sync.cancel)
+
+    def _take(self, n: int) -> list[Any]:
+        return [self._rows.popleft() for _ in range(min(n, len(self._rows)))]
+
+    def __aiter__(self) -> AsyncCursor:
+        return self
+
+    async def __anext__(self) -> Any:
+        if not self._rows:
+            rows = await self._fetch(self.fetch_slice)
+            if not rows:
+                raise StopAsyncIteration
+            self._rows.extend(rows)
+        return self._rows.popleft()
+
+    async def close(self) -> None:
+        """Closes the cursor (its statement freed on the connection's thread)."""
+        self._rows.clear()
+        await self._connection._worker.run(self._sync.close)
+
+    async def cancel(self) -> None:
+        """SQLCancel on the statement running (from a thread of its own: the connection's is
+        busy running it)."""
+        import asyncio
+
+        await asyncio.get_running_loop().run_in_executor(None, self._sync.cancel)
+
+    def fetch_record_batch(
+        self, batch_rows: int | None = None, batch_bytes: int | None = None
+    ) -> AsyncRecordBatchReader:
+        """The rest of the result as record batches: ``async for batch in
+        cur.fetch_record_batch():`` (each batch built on the connection's thread)."""
+        if self._rows:
+            raise ProgrammingError("HY010", "fetch_record_batch: rows fetched ahead for iteration are not served yet")
+        return AsyncRecordBatchReader(self, batch_rows, batch_bytes)
+
+    async def __aenter__(self) -> AsyncCursor:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+
+class AsyncRecordBatchReader:
+    """``fastodbc.RecordBatchReader`` read with ``async for`` (pyarrow record batches)."""
+
+    def __init__(self, cursor: AsyncCursor, batch_rows: int | None, batch_bytes: int | None) -> None:
+        self._cursor = cursor
+        self._args = (batch_rows, batch_bytes)
+        self._reader: Any = None
+
+    async def _open(self) -> Any:
+        if self._reader is None:
+            self._reader = await self._cursor._call(self._cursor._sync.fetch_record_batch, *self._args)
+        return self._reader
+
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return self
+
+    async def __anext__(self) -> Any:
+        reader = await self._open()
+        batch = await self._cursor._call(_next_or_none, reader)
+        if batch is None:
+            raise StopAsyncIteration
+        return batch
+
+    async def read_all(self) -> Any:
+        """The rest as one ``pyarrow.Table``."""
+        return await self._cursor._call((await self._open()).read_all)
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            await self._cursor._call(self._reader.close)
+
+
+def _next_or_none(reader: Any) -> Any:
+    return next(reader, None)
+
+
+def _awaited(name: str, returns_self: bool) -> Callable[..., Any]:
+    new_result, reads_rest = name in _NEW_RESULT, name in _READS_REST
+
+    async def method(self: AsyncCursor, *args: Any, **kwargs: Any) -> Any:
+        if new_result:
+            self._rows.clear()
+        elif reads_rest and self._rows:
+            raise ProgrammingError("HY010", f"{name}: rows fetched ahead for async iteration are not served yet")
+        result = await self._call(getattr(self._sync, name), *args, **kwargs)
+        return self if returns_self else result
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``await``-able ``fastodbc.Cursor.{name}``, run on the connection's thread."
+    return method
+
+
+def _forwarded(name: str) -> Any:
+    attr = getattr(Cursor, name)
+    if callable(attr) and not isinstance(attr, property):
+        return lambda self, *args, **kwargs: getattr(self._sync, name)(*args, **kwargs)
+
+    def get(self: AsyncCursor) -> Any:
+        return getattr(self._sync, name)
+
+    def set_(self: AsyncCursor, value: Any) -> None:
+        setattr(self._sync, name, value)
+
+    return property(get, set_, doc=f"``fastodbc.Cursor.{name}``.")
+
+
+for _name in _AWAITED:
+    setattr(AsyncCursor, _name, _awaited(_name, returns_self=False))
+for _name in _AWAITED_SELF:
+    setattr(AsyncCursor, _name, _awaited(_name, returns_self=True))
+for _name in _FORWARDED:
+    setattr(AsyncCursor, _name, _forwarded(_name))
+
+TABLES = {"awaited": _AWAITED, "awaited_self": _AWAITED_SELF, "forwarded": _FORWARDED, "own": _OWN}
