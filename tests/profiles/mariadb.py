@@ -116,6 +116,12 @@ MARIADB = Profile(
     session_id_sql="SELECT CONNECTION_ID()",
     kill_session_sql="KILL {id}",
     session_count_sql="SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = {id}",
+    # A login without the PROCESS privilege sees its own sessions only.
+    own_sessions_sql=(
+        "SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+        "WHERE USER = SUBSTRING_INDEX(USER(), '@', 1) AND ID <> CONNECTION_ID()"
+    ),
+    reports_killed_session_dead=True,  # Connector/ODBC's SQL_ATTR_CONNECTION_DEAD pings
     # COMMAND: 'Query' for a statement sent as text, 'Execute' for a prepared one.
     running_statements_sql=(
         "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() "

@@ -54,6 +54,9 @@ POSTGRESQL = Profile(
     session_id_sql="SELECT pg_backend_pid()",
     kill_session_sql="SELECT pg_terminate_backend({id})",
     session_count_sql="SELECT COUNT(*) FROM pg_stat_activity WHERE pid = {id}",
+    own_sessions_sql=(
+        "SELECT COUNT(*) FROM pg_stat_activity WHERE usename = current_user AND pid <> pg_backend_pid()"
+    ),
     dsn_keys={"server": "Servername", "uid": "Username", "pwd": "Password"},
     running_statements_sql=(
         "SELECT COUNT(*) FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() "

@@ -339,6 +339,14 @@ class Profile:
     # what drops it again beside the table.
     slow_commit_ddl: tuple[str, ...] = ()
     slow_commit_cleanup: tuple[str, ...] = ()
+    # -- the connection pool (tests/pool, tests/aio)
+    # The driver's SQL_ATTR_CONNECTION_DEAD finds a session the server ended (Connector/ODBC
+    # pings the server); False: it reports only a loss the driver already saw (psqlODBC), so a
+    # pool needs a `check` round trip to find an idle connection whose session was killed.
+    reports_killed_session_dead: bool = False
+    # Run on a connection of a login: the number of the other sessions that login has open now
+    # (None: the database has no logins or sessions).
+    own_sessions_sql: str | None = None
 
     # -- connection
     @property
