@@ -169,3 +169,13 @@ __all__ = [
     "version",
     *_constant_names,
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # `fastodbc.pool` and `fastodbc.aio` load on first use: plain `import fastodbc` stays
+    # free of asyncio and the pool's threads.
+    if name in ("aio", "pool"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
