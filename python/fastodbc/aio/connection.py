@@ -96,11 +96,11 @@ class AsyncConnection:
 
     async def close(self) -> None:
         """Closes the connection and ends its thread."""
-        if not self._worker.broken:
-            try:
+        try:
+            if not self._worker.broken:  # else it is being closed already
                 await self._worker.run(self._sync.close)
-            finally:
-                self._worker.thread.stop()
+        finally:
+            self._worker.thread.stop()
 
     def _close_blocking(self) -> None:
         """Closes it from another thread while it is idle (a pool's background thread)."""

@@ -18,7 +18,7 @@ from ..pool.core import PoolCore
 from ..pool.errors import PoolTimeout, is_lost
 from ..pool.slot import Slot
 from ..pool.steps import DriverCall, Steps, probe
-from ..pool.threads import connect_with
+from ..pool.threads import connect_with, give_back_late
 from ..pool.waiter import FutureWaiter
 from .connection import AsyncConnection
 
@@ -146,12 +146,7 @@ class AsyncConnectionPool:
                 try:
                     slot = await got.wait(deadline, wait)
                 except BaseException:
-                    try:
-                        late = got.withdraw()
-                    except Exception:
-                        late = None
-                    if late is not None:
-                        core.unused(late)
+                    give_back_late(core, got)
                     raise
                 finally:
                     core.waited(got, slot)

@@ -175,6 +175,7 @@ class PoolCore:
         deadline = time.monotonic() + timeout
         with self._cond:
             self._check_open_locked()
+            self._running_locked()
             while self._ready < self.min_size:
                 left = deadline - time.monotonic()
                 if left <= 0 or self.closed:
@@ -188,16 +189,19 @@ class PoolCore:
     def after_fork(self) -> None:
         """In a forked child: the parent's connections, threads and waiters are not ours. Its
         connections are forgotten unclosed (fastodbc never disconnects a parent's session
-        from a child) and the pool starts over."""
+        from a child) and the pool starts over at its first use in the child (a child that
+        never uses it opens nothing)."""
         self._cond = threading.Condition(threading.Lock())
         opened, closed = self.opened, self.closed
         self._fresh_state()
         self.opened, self.closed = opened, closed
-        if opened and not closed:
+
+    def _running_locked(self) -> None:
+        """Starts the background threads of an open pool that has none (a forked child's)."""
+        if self._bg is None and self.opened and not self.closed:
             self._bg = Background(f"fastodbc-pool-{self.name}", self._num_workers)
-            with self._cond:
-                self._grow_locked()
-            self._schedule_housekeeping()
+            self._grow_locked()
+            self._bg.later(0.0, self._housekeeping)
 
     # ----------------------------------------------------------------- checkout and return
 
@@ -205,6 +209,7 @@ class PoolCore:
         """An idle slot (now out), or a waiter queued for the next one."""
         with self._cond:
             self._check_open_locked()
+            self._running_locked()
             self._counters["requests_num"] += 1
             now = time.monotonic()
             while self._idle:
@@ -455,7 +460,9 @@ class PoolCore:
             raise PoolClosed(f"the pool {self.name!r} is {'closed' if self.opened else 'not open yet'}")
 
     def _expired(self, slot: Slot, now: float) -> bool:
-        return slot.age(now) > self.max_lifetime or slot.generation != self._generation
+        # Each connection's lifetime is cut by up to 5 %, so those opened together don't all
+        # expire together.
+        return slot.age(now) > self.max_lifetime * slot.lifetime_share or slot.generation != self._generation
 
     def _lend_locked(self, slot: Slot, now: float) -> None:
         slot.returned = now

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import time
 from typing import Any
 
@@ -16,7 +17,18 @@ class Slot:
     """A pooled connection: ``conn`` is what users get (a ``Connection``, or the
     ``AsyncConnection`` around it), ``raw`` the native connection under it."""
 
-    __slots__ = ("conn", "created", "generation", "liveness", "lost", "pid", "raw", "returned", "state")
+    __slots__ = (
+        "conn",
+        "created",
+        "generation",
+        "lifetime_share",
+        "liveness",
+        "lost",
+        "pid",
+        "raw",
+        "returned",
+        "state",
+    )
 
     def __init__(self, conn: Any, raw: Connection, generation: int) -> None:
         self.conn = conn
@@ -24,6 +36,7 @@ class Slot:
         self.created = time.monotonic()
         self.returned = self.created
         self.generation = generation
+        self.lifetime_share = random.uniform(0.95, 1.0)
         self.pid = os.getpid()
         self.state: SessionState | None = None
         # When SQL_ATTR_CONNECTION_DEAD is worth reading ("probe", "status", "unknown").

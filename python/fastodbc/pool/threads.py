@@ -14,9 +14,9 @@ from .core import PoolCore
 from .errors import PoolTimeout, is_lost
 from .slot import Slot
 from .steps import probe, run_blocking
-from .waiter import ThreadWaiter
+from .waiter import ThreadWaiter, Waiter
 
-__all__ = ["ConnectionPool", "connect_with"]
+__all__ = ["ConnectionPool", "connect_with", "give_back_late"]
 
 _names = itertools.count(1)
 
@@ -31,6 +31,17 @@ def connect_with(
         connect = fastodbc_connect
     args = dict(kwargs or {})
     return lambda: connect(conninfo, **args)
+
+
+def give_back_late(core: PoolCore, waiter: Waiter) -> None:
+    """A requester that stopped waiting (interrupted, cancelled): a slot offered to it at that
+    moment goes back to the pool unused."""
+    try:
+        late = waiter.withdraw()
+    except Exception:
+        late = None
+    if late is not None:
+        core.unused(late)
 
 
 class _ThreadFront:
@@ -153,11 +164,19 @@ class ConnectionPool:
                 slot = None
                 try:
                     slot = got.wait(deadline, wait)
+                except BaseException:
+                    give_back_late(core, got)
+                    raise
                 finally:
                     core.waited(got, slot)
             else:
                 slot = got
-            if run_blocking(core.checkout(slot)):
+            try:
+                usable = run_blocking(core.checkout(slot))
+            except BaseException:  # KeyboardInterrupt in a check: the slot is not the caller's
+                core.discard(slot, lost=False)
+                raise
+            if usable:
                 return slot.conn
             core.discard(slot, lost=True)
             if time.monotonic() >= deadline:
@@ -168,7 +187,12 @@ class ConnectionPool:
         settings restored, ``reset`` called; a lost or broken one is replaced instead."""
         core = self._core
         slot = core.slot_of(conn)
-        core.give_back(slot, run_blocking(core.returning(slot)))
+        try:
+            ok = run_blocking(core.returning(slot))
+        except BaseException:
+            core.discard(slot, lost=False)
+            raise
+        core.give_back(slot, ok)
 
     @contextmanager
     def connection(self, timeout: float | None = None) -> Iterator[Connection]:
