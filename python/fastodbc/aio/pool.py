@@ -176,10 +176,12 @@ class AsyncConnectionPool:
 
     @asynccontextmanager
     async def connection(self, timeout: float | None = None) -> AsyncIterator[AsyncConnection]:
-        """``async with pool.connection() as cnxn:``: a connection for the block."""
+        """``async with pool.connection() as cnxn:``: a connection for the block, which is a
+        transaction: committed when the block ends normally, rolled back when it raises."""
         conn = await self.getconn(timeout)
         try:
-            yield conn
+            async with conn:
+                yield conn
         except BaseException as e:
             if is_lost(e) or conn.broken:
                 self._core.slot_of(conn).lost = True

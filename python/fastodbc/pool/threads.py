@@ -196,10 +196,13 @@ class ConnectionPool:
 
     @contextmanager
     def connection(self, timeout: float | None = None) -> Iterator[Connection]:
-        """``with pool.connection() as cnxn:``: a connection for the block."""
+        """``with pool.connection() as cnxn:``: a connection for the block, which is a
+        transaction (as psycopg_pool's): committed when the block ends normally, rolled back
+        when it raises."""
         conn = self.getconn(timeout)
         try:
-            yield conn
+            with conn:  # Connection.__exit__: commit, or roll back on an exception
+                yield conn
         except BaseException as e:
             if is_lost(e):
                 self._core.slot_of(conn).lost = True
