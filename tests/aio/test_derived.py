@@ -26,6 +26,7 @@ _CURSOR_ONLY_SYNC = {
     "_open_connection": "private",
 }
 _CONNECTION_ONLY_SYNC = {
+    "searchescape": "a driver call on first use: await cnxn.getinfo(SQL_SEARCH_PATTERN_ESCAPE)",
     "__enter__": "async with: __aenter__ / __aexit__",
     "__exit__": "async with: __aenter__ / __aexit__",
     "_check_open": "private",
@@ -80,5 +81,6 @@ def test_every_sync_member_is_in_one_table(sync_cls, tables, sync_only):
 def test_awaited_members_are_coroutine_functions(async_cls, tables):
     for name in tables["awaited"] + tables.get("awaited_self", ()):
         assert inspect.iscoroutinefunction(getattr(async_cls, name)), name
-    for name in tables["forwarded"]:
-        assert not inspect.iscoroutinefunction(getattr(async_cls, name)), name
+    for table in ("forwarded", "settings", "deferred", "snapshot"):
+        for name in tables.get(table, ()):
+            assert not inspect.iscoroutinefunction(getattr(async_cls, name)), name

@@ -31,7 +31,7 @@ _FORWARDED = (
     "clear_output_converters",
 )
 # Written by hand below.
-_OWN = ("cursor", "execute", "close", "autocommit", "searchescape")
+_OWN = ("cursor", "execute", "close", "autocommit")
 
 
 class AsyncConnection:
@@ -76,10 +76,6 @@ class AsyncConnection:
     async def set_autocommit(self, value: bool) -> None:
         """Turns autocommit on or off (a driver call)."""
         await self._worker.run(setattr, self._sync, "autocommit", value)
-
-    @property
-    def searchescape(self) -> str:
-        return self._sync.searchescape
 
     def cursor(self) -> AsyncCursor:
         """A new cursor (its statement is allocated at its first call)."""

@@ -55,18 +55,15 @@ _AWAITED_SELF = (
     "procedureColumns",
     "getTypeInfo",
 )
-# Read (and where writable, written) on the sync cursor: no driver call.
-_FORWARDED = (
-    "description",
-    "rowcount",
-    "arraysize",
-    "fast_executemany",
-    "noscan",
-    "messages",
-    "closed",
-    "setinputsizes",
-    "setoutputsize",
-)
+# The sync cursor's state is locked while a call runs on the connection's thread, and its
+# attributes wait for that lock: so the event loop reads none of them. Settings live on the
+# async cursor and reach the sync one on that thread, before its next call; what a call leaves
+# (description, rowcount, messages) is read there as the call ends.
+_SETTINGS = ("arraysize", "fast_executemany", "noscan")
+_DEFERRED = ("setinputsizes", "setoutputsize")
+_SNAPSHOT = ("description", "rowcount", "messages")
+# Read on the sync cursor: no lock, no driver call.
+_FORWARDED = ("closed",)
 # Written by hand below: fetchmany / fetchall (sliced), close, cancel, fetch_record_batch,
 # connection, iteration.
 _OWN = ("fetchone", "fetchval", "skip", "fetchmany", "fetchall", "close", "cancel", "fetch_record_batch", "connection")
@@ -87,13 +84,42 @@ class AsyncCursor:
         self._connection = connection
         self._sync = cursor
         self._rows: deque[Any] = deque()  # fetched for iteration, not served yet
+        # A new cursor: nothing runs on it yet, so its state is read here once.
+        self._settings = {name: getattr(cursor, name) for name in _SETTINGS}
+        self._changed: dict[str, Any] = {}
+        self._deferred: list[tuple[str, tuple[Any, ...]]] = []
+        self._snapshot: tuple[Any, int, list[tuple[str, str]]] = (None, -1, [])
 
     @property
     def connection(self) -> AsyncConnection:
         return self._connection
 
     async def _call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        return await self._connection._worker.run(fn, *args, cancel=self._sync.cancel, **kwargs)
+        changed, self._changed = self._changed, {}
+        deferred, self._deferred = self._deferred, []
+        result, self._snapshot = await self._connection._worker.run(
+            self._on_thread, changed, deferred, fn, args, kwargs, cancel=self._sync.cancel
+        )
+        return result
+
+    def _on_thread(
+        self,
+        changed: dict[str, Any],
+        deferred: list[tuple[str, tuple[Any, ...]]],
+        fn: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+    ) -> tuple[Any, tuple[Any, int, list[tuple[str, str]]]]:
+        cursor = self._sync
+        for name, value in changed.items():
+            setattr(cursor, name, value)
+        for name, call_args in deferred:
+            getattr(cursor, name)(*call_args)
+        try:
+            return fn(*args, **kwargs), _snapshot_of(cursor)
+        except BaseException:
+            self._snapshot = _snapshot_of(cursor)
+            raise
 
     async def fetchone(self) -> Any:
         """The next row, or None."""
@@ -114,7 +140,7 @@ class AsyncCursor:
 
     async def fetchmany(self, size: int | None = None) -> list[Any]:
         """Up to ``size`` rows (``arraysize`` by default), fetched ``fetch_slice`` at a time."""
-        want = self._sync.arraysize if size is None else size
+        want = self._settings["arraysize"] if size is None else size
         rows = self._take(want)
         while len(rows) < want:
             got = await self._fetch(min(want - len(rows), self.fetch_slice))
@@ -138,7 +164,7 @@ class AsyncCursor:
 
     async def _fetch(self, n: int) -> list[Any]:
         # Rows already fetched for iteration stay: fetchmany continues after them.
-        return await self._connection._worker.run(self._sync.fetchmany, n, cancel=self._sync.cancel)
+        return await self._call(self._sync.fetchmany, n)
 
     def _take(self, n: int) -> list[Any]:
         return [self._rows.popleft() for _ in range(min(n, len(self._rows)))]
@@ -240,6 +266,12 @@ class _GcPause:
 _GC_PAUSE = _GcPause()
 
 
+def _snapshot_of(cursor: Cursor) -> tuple[Any, int, list[tuple[str, str]]]:
+    if cursor.closed:
+        return (None, -1, [])
+    return (cursor.description, cursor.rowcount, cursor.messages)
+
+
 def _next_or_none(reader: Any) -> Any:
     return next(reader, None)
 
@@ -261,17 +293,37 @@ def _awaited(name: str, returns_self: bool) -> Callable[..., Any]:
 
 
 def _forwarded(name: str) -> Any:
-    attr = getattr(Cursor, name)
-    if callable(attr) and not isinstance(attr, property):
-        return lambda self, *args, **kwargs: getattr(self._sync, name)(*args, **kwargs)
-
     def get(self: AsyncCursor) -> Any:
         return getattr(self._sync, name)
 
-    def set_(self: AsyncCursor, value: Any) -> None:
-        setattr(self._sync, name, value)
+    return property(get, doc=f"``fastodbc.Cursor.{name}``.")
 
-    return property(get, set_, doc=f"``fastodbc.Cursor.{name}``.")
+
+def _setting(name: str) -> Any:
+    def get(self: AsyncCursor) -> Any:
+        return self._settings[name]
+
+    def set_(self: AsyncCursor, value: Any) -> None:
+        self._settings[name] = value
+        self._changed[name] = value
+
+    return property(get, set_, doc=f"``fastodbc.Cursor.{name}`` (given to it before the next call).")
+
+
+def _deferred(name: str) -> Any:
+    def method(self: AsyncCursor, *args: Any) -> None:
+        self._deferred.append((name, args))
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``fastodbc.Cursor.{name}``, applied on the connection's thread before the next call."
+    return method
+
+
+def _snapshotted(index: int, name: str) -> Any:
+    def get(self: AsyncCursor) -> Any:
+        return self._snapshot[index]
+
+    return property(get, doc=f"``fastodbc.Cursor.{name}`` as the last call left it.")
 
 
 for _name in _AWAITED:
@@ -280,5 +332,19 @@ for _name in _AWAITED_SELF:
     setattr(AsyncCursor, _name, _awaited(_name, returns_self=True))
 for _name in _FORWARDED:
     setattr(AsyncCursor, _name, _forwarded(_name))
+for _name in _SETTINGS:
+    setattr(AsyncCursor, _name, _setting(_name))
+for _name in _DEFERRED:
+    setattr(AsyncCursor, _name, _deferred(_name))
+for _index, _name in enumerate(_SNAPSHOT):
+    setattr(AsyncCursor, _name, _snapshotted(_index, _name))
 
-TABLES = {"awaited": _AWAITED, "awaited_self": _AWAITED_SELF, "forwarded": _FORWARDED, "own": _OWN}
+TABLES = {
+    "awaited": _AWAITED,
+    "awaited_self": _AWAITED_SELF,
+    "forwarded": _FORWARDED,
+    "settings": _SETTINGS,
+    "deferred": _DEFERRED,
+    "snapshot": _SNAPSHOT,
+    "own": _OWN,
+}
