@@ -26,7 +26,6 @@ _CURSOR_ONLY_SYNC = {
     "_open_connection": "private",
 }
 _CONNECTION_ONLY_SYNC = {
-    "searchescape": "a driver call on first use: await cnxn.getinfo(SQL_SEARCH_PATTERN_ESCAPE)",
     "__enter__": "async with: __aenter__ / __aexit__",
     "__exit__": "async with: __aenter__ / __aexit__",
     "_check_open": "private",

@@ -7,6 +7,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from .. import errors
 from ..connection import Connection
 from .cursor import AsyncCursor
 from .worker import ConnectionThread, Worker
@@ -31,7 +32,7 @@ _FORWARDED = (
     "clear_output_converters",
 )
 # Written by hand below.
-_OWN = ("cursor", "execute", "close", "autocommit")
+_OWN = ("cursor", "execute", "close", "autocommit", "searchescape")
 
 
 class AsyncConnection:
@@ -40,7 +41,21 @@ class AsyncConnection:
     ``async with cnxn:`` commits on success and rolls back on error, as the sync connection.
     """
 
+    # DB-API 2.0's optional extension: the exception classes, reachable from the connection.
+    Warning = errors.Warning
+    Error = errors.Error
+    InterfaceError = errors.InterfaceError
+    DatabaseError = errors.DatabaseError
+    DataError = errors.DataError
+    OperationalError = errors.OperationalError
+    IntegrityError = errors.IntegrityError
+    InternalError = errors.InternalError
+    ProgrammingError = errors.ProgrammingError
+    NotSupportedError = errors.NotSupportedError
+
     def __init__(self, connection: Connection, thread: ConnectionThread | None = None) -> None:
+        """Wraps an open connection; make it with ``connect`` (or a pool), which also reads
+        what the properties below need from the driver on the connection's thread."""
         self._sync = connection
         self._worker = Worker(thread or ConnectionThread(), connection.close)
 
@@ -76,6 +91,11 @@ class AsyncConnection:
     async def set_autocommit(self, value: bool) -> None:
         """Turns autocommit on or off (a driver call)."""
         await self._worker.run(setattr, self._sync, "autocommit", value)
+
+    @property
+    def searchescape(self) -> str:
+        """The driver's escape character for catalog search patterns, read at connect."""
+        return self._sync.searchescape
 
     def cursor(self) -> AsyncCursor:
         """A new cursor (its statement is allocated at its first call)."""
@@ -157,7 +177,7 @@ async def connect(connstring: str | None = None, /, **kwargs: Any) -> AsyncConne
     from .. import connect as sync_connect
 
     thread = ConnectionThread()
-    job = thread.submit(sync_connect, connstring, **kwargs)
+    job = thread.submit(_connect_described, sync_connect, connstring, **kwargs)
     try:
         connection = await asyncio.shield(asyncio.wrap_future(job))
     except asyncio.CancelledError:
@@ -169,6 +189,23 @@ async def connect(connstring: str | None = None, /, **kwargs: Any) -> AsyncConne
         thread.stop()
         raise
     return AsyncConnection(connection, thread)
+
+
+def _connect_described(connect: Callable[..., Connection], *args: Any, **kwargs: Any) -> Connection:
+    """Connects, then reads on this thread what the async properties serve from cache."""
+    connection = connect(*args, **kwargs)
+    describe(connection)
+    return connection
+
+
+def describe(connection: Connection) -> None:
+    """What ``AsyncConnection`` reads without a driver call later: ``searchescape`` (one
+    SQLGetInfo, cached by the sync connection)."""
+    try:
+        connection.searchescape  # noqa: B018 - read to cache it
+    except Exception:
+        connection.close()
+        raise
 
 
 def _close_made(job: Any) -> None:

@@ -20,7 +20,7 @@ from ..pool.slot import Slot
 from ..pool.steps import DriverCall, Steps, probe
 from ..pool.threads import connect_with, give_back_late
 from ..pool.waiter import FutureWaiter
-from .connection import AsyncConnection
+from .connection import AsyncConnection, describe
 
 __all__ = ["AsyncConnectionPool"]
 
@@ -53,6 +53,7 @@ class _AsyncFront:
         self.loop: asyncio.AbstractEventLoop | None = None
 
     def wrap(self, raw: Connection) -> AsyncConnection:
+        describe(raw)  # on the pool's background thread, not the loop
         return AsyncConnection(raw)
 
     def close(self, slot: Slot) -> None:
