@@ -416,6 +416,7 @@ class PoolCore:
             else:
                 self._release_locked(slot)
                 closing = False
+            self._cond.notify_all()  # wait() counts connections made, wherever they went
         if closing:
             self._close_now(slot)
 
