@@ -83,3 +83,20 @@ def test_awaited_members_are_coroutine_functions(async_cls, tables):
     for table in ("forwarded", "settings", "deferred", "snapshot"):
         for name in tables.get(table, ()):
             assert not inspect.iscoroutinefunction(getattr(async_cls, name)), name
+
+
+def test_the_type_stubs_are_derived_from_the_current_tables():
+    # aio/cursor.pyi and aio/connection.pyi are written by scripts/aio_stubs.py from the sync
+    # classes and the tables: a change to either without regenerating them fails here.
+    import importlib.util
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "aio_stubs.py"
+    spec = importlib.util.spec_from_file_location("aio_stubs", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(check=True) == 0
+    stub = (Path(aio_cursor.__file__).with_suffix(".pyi")).read_text()
+    for name in aio_cursor.TABLES["awaited_self"]:
+        assert f"async def {name}(" in stub and "-> AsyncCursor: ..." in stub, name

@@ -18,6 +18,7 @@ from ..cursor import Cursor
 from ..errors import ProgrammingError
 
 if TYPE_CHECKING:
+    from .._native import Row
     from .connection import AsyncConnection
 
 __all__ = ["AsyncCursor", "AsyncRecordBatchReader"]
@@ -121,7 +122,7 @@ class AsyncCursor:
             self._snapshot = _snapshot_of(cursor)
             raise
 
-    async def fetchone(self) -> Any:
+    async def fetchone(self) -> Row | None:
         """The next row, or None."""
         if self._rows:
             return self._rows.popleft()
@@ -138,7 +139,7 @@ class AsyncCursor:
         if count > served:
             await self._call(self._sync.skip, count - served)
 
-    async def fetchmany(self, size: int | None = None) -> list[Any]:
+    async def fetchmany(self, size: int | None = None) -> list[Row]:
         """Up to ``size`` rows (``arraysize`` by default), fetched ``fetch_slice`` at a time."""
         want = self._settings["arraysize"] if size is None else size
         rows = self._take(want)
@@ -149,7 +150,7 @@ class AsyncCursor:
                 break
         return rows
 
-    async def fetchall(self) -> list[Any]:
+    async def fetchall(self) -> list[Row]:
         """The rest of the result, fetched ``fetch_slice`` rows per call on the connection's
         thread, so the event loop runs between slices. The cyclic garbage collector pauses
         meanwhile, as during the sync ``fetchall``: each full collection would walk every row
@@ -172,7 +173,7 @@ class AsyncCursor:
     def __aiter__(self) -> AsyncCursor:
         return self
 
-    async def __anext__(self) -> Any:
+    async def __anext__(self) -> Row:
         if not self._rows:
             rows = await self._fetch(self.fetch_slice)
             if not rows:
