@@ -335,3 +335,48 @@ def test_connect_cancelled_while_the_server_does_not_answer(db, backend):
         left = [t.name for t in threading.enumerate()]
         assert time.monotonic() < deadline, f"threads left by cancelled connects: {left}"
         time.sleep(0.1)
+
+
+def test_statement_not_stopped_within_cancel_timeout_breaks_the_connection(db, backend, connect):
+    # cancel_timeout next to nothing: the statement can't stop in time after SQLCancel, so the
+    # connection is closed and marked broken, and later calls raise OperationalError; the task
+    # still ends promptly. (A driver that stops the statement even within that breath leaves
+    # the connection usable: that attempt says nothing.)
+    admin = connect(autocommit=True)
+    sees_statements = backend.running_statements_sql is not None
+
+    async def main():
+        broken = 0
+        for attempt in range(5):
+            cnxn = await fastodbc.aio.connect(backend.connstr, autocommit=True)
+            try:
+                cnxn.cancel_timeout = 0.0001
+                marker = f"aio_broken_{uuid.uuid4().hex[:10]}"
+                started = time.perf_counter()
+                with pytest.raises(asyncio.TimeoutError):
+                    await asyncio.wait_for(cnxn.cursor().execute(sleeping(backend, marker)), 0.3)
+                assert time.perf_counter() - started < 0.3 + CANCEL_PROMPT_S, f"attempt {attempt}"
+                if not cnxn.broken:
+                    await assert_usable(cnxn, cnxn.cursor())
+                    continue
+                broken += 1
+                with pytest.raises(db.OperationalError):
+                    await cnxn.cursor().execute("SELECT 1")
+                deadline = time.monotonic() + 15
+                while not cnxn.closed:
+                    assert time.monotonic() < deadline, f"attempt {attempt}: the broken connection is not closed"
+                    await asyncio.sleep(0.05)
+                if sees_statements:
+                    for _ in range(1000):
+                        if not await running(backend, admin, marker):
+                            break
+                        await asyncio.sleep(0.01)
+                    else:
+                        pytest.fail(f"attempt {attempt}: the statement still runs on the server")
+            finally:
+                await cnxn.close()
+            if broken == 2:
+                return
+        pytest.skip(f"the driver stopped the statement within 0.1 ms in {5 - broken} of 5 attempts")
+
+    run(main)

@@ -301,3 +301,102 @@ def test_statement_cancelled_in_a_pool_connection(db, backend):
                     assert not again.broken and await works(again), f"attempt {attempt}"
 
     run(main)
+
+
+def test_many_tasks_on_a_small_pool(db, backend):
+    # 60 tasks, a pool of 3: a connection is lent to one task at a time, and each task reads
+    # its own rows.
+    lent: dict[int, int] = {}
+
+    async def task(pool, k: int):
+        for r in range(3):
+            async with pool.connection(timeout=60) as cnxn:
+                assert id(cnxn) not in lent, f"task {k} got the connection task {lent.get(id(cnxn))} uses"
+                lent[id(cnxn)] = k
+                try:
+                    cur = cnxn.cursor()
+                    await cur.execute(f"SELECT i * {k} FROM ({backend.series(50)}) q ORDER BY i")
+                    rows = [row[0] for row in await cur.fetchall()]
+                    assert rows == [i * k for i in range(1, 51)], f"task {k}, round {r}"
+                    await asyncio.sleep(0)
+                finally:
+                    del lent[id(cnxn)]
+
+    async def main():
+        async with make(backend, min_size=1, max_size=3, timeout=60) as pool:
+            await asyncio.gather(*(task(pool, k) for k in range(60)))
+            stats = pool.get_stats()
+            assert stats["requests_num"] == 180
+            assert stats["pool_size"] <= 3
+
+    run(main)
+
+
+def test_check_drain_and_resize(db, backend):
+    async def main():
+        async with make(backend, min_size=2) as pool:
+            await pool.wait(timeout=30)
+            held = [await pool.getconn() for _ in range(2)]
+            for c in held:
+                await pool.putconn(c)
+            await pool.check()
+            assert pool.get_stats()["pool_available"] == 2
+            pool.drain()
+            await wait_for_condition(lambda: all(c.closed for c in held), 10, "drained connections closed")
+            fresh = [await pool.getconn(timeout=30) for _ in range(2)]
+            assert not {id(c) for c in fresh} & {id(c) for c in held}
+            assert all([await works(c) for c in fresh])
+            for c in fresh:
+                await pool.putconn(c)
+            pool.resize(3, 4)
+            assert (pool.min_size, pool.max_size) == (3, 4)
+            await wait_for_condition(lambda: pool.get_stats()["pool_available"] >= 3, 30, "grown to 3")
+            more = [await pool.getconn(timeout=30) for _ in range(4)]
+            with pytest.raises(PoolTimeout):
+                await pool.getconn(timeout=0.3)
+            for c in more:
+                await pool.putconn(c)
+
+    run(main)
+
+
+@pytest.mark.timeout(300)
+def test_server_restart_pool_times_out_then_recovers_by_itself(db, backend):
+    if backend.server_script is None:
+        pytest.skip(f"{backend.name} has no server to restart")
+    server = backend.server_control()
+    if server is None:
+        pytest.skip(f"{backend.server_script} does not run this {backend.name} server")
+    from pool.support import check_for
+
+    sync_check = check_for(backend)
+    check = None if sync_check is None else AsyncConnectionPool.check_connection
+    n, timeout = 2, 2.0
+
+    async def all_work(pool) -> None:
+        held = [await pool.getconn(timeout=90) for _ in range(n)]
+        try:
+            assert all([await works(c) for c in held])
+        finally:
+            for c in held:
+                await pool.putconn(c)
+
+    async def main():
+        async with make(backend, min_size=n, timeout=timeout, check=check) as pool:
+            await pool.wait(timeout=30)
+            for attempt in range(REPEAT):
+                await asyncio.to_thread(server.halt)
+                try:
+                    started = time.monotonic()
+                    with pytest.raises(PoolTimeout):
+                        await pool.getconn()
+                    elapsed = time.monotonic() - started
+                    assert elapsed < timeout + TIMEOUT_SLACK_S, f"attempt {attempt}: {elapsed:.1f} s"
+                finally:
+                    await asyncio.to_thread(server.resume)
+                await all_work(pool)
+
+    try:
+        run(main, timeout=280)
+    finally:
+        server.resume()

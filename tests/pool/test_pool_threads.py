@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 
 import pytest
 
-from .support import session_of
+from .support import check_for, session_of
 
 pytestmark = pytest.mark.fastodbc_only(reason="fastodbc.pool is fastodbc's own")
 
@@ -78,3 +79,69 @@ def test_many_threads_never_share_a_connection(db, backend, make_pool):
     assert stats["pool_size"] <= max_size
     if backend.session_id_sql:
         assert 1 <= len(sessions) <= max_size
+
+
+@pytest.mark.timeout(240)
+def test_threads_keep_working_while_sessions_are_killed(db, backend, make_pool, connect):
+    # Threads borrow and give back while the server kills their sessions: each loss is the
+    # lost-connection OperationalError of the borrower's statement, the pool replaces the
+    # connection, and every thread finishes its rounds.
+    if backend.kill_session_sql is None:
+        pytest.skip(f"{backend.name} has no server session to kill")
+    threads = 6
+    pool = make_pool(min_size=2, max_size=3, timeout=90, check=check_for(backend))
+    sessions: dict[int, int] = {}  # thread -> session it uses now
+    failures: list[str] = []
+    losses = []
+    done = threading.Event()
+
+    def lost(e: BaseException) -> bool:
+        return isinstance(e, db.OperationalError) and e.args[0].startswith(backend.lost_connection_states)
+
+    rounds = [0] * threads
+
+    def worker(tid: int) -> None:
+        try:
+            while not done.is_set():
+                try:
+                    with pool.connection() as cnxn:
+                        sessions[tid] = backend.session_id(cnxn)
+                        got = cnxn.cursor().execute(f"SELECT {tid}").fetchval()
+                        if got != tid:
+                            failures.append(f"thread {tid} read {got}")
+                    rounds[tid] += 1
+                except db.Error as e:
+                    if not lost(e):
+                        raise
+                    losses.append(tid)
+                finally:
+                    sessions.pop(tid, None)
+        except Exception as e:  # noqa: BLE001 - reported by the test thread
+            failures.append(f"thread {tid}: {e!r}")
+
+    workers = [threading.Thread(target=worker, args=(tid,), daemon=True) for tid in range(threads)]
+    for t in workers:
+        t.start()
+    killer = connect(autocommit=True)
+    rng = random.Random("kills")
+    killed = 0
+    deadline = time.monotonic() + 60
+    while killed < 8 and time.monotonic() < deadline and any(t.is_alive() for t in workers):
+        time.sleep(rng.uniform(0.01, 0.05))
+        current = list(sessions.values())
+        if current:
+            try:
+                backend.kill_session(killer, rng.choice(current))
+                killed += 1
+            except db.Error:
+                pass  # it went away by itself
+    time.sleep(0.2)  # the last kill's loss reaches its thread
+    done.set()
+    for t in workers:
+        t.join(180)
+    assert not any(t.is_alive() for t in workers), "a thread hangs"
+    assert not failures, failures[:10]
+    assert killed >= 3, f"{killed} sessions killed"
+    assert all(rounds), rounds  # every thread went on working
+    with pool.connection(timeout=30) as cnxn:
+        assert cnxn.cursor().execute("SELECT 1").fetchval() == 1
