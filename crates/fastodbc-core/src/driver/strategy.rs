@@ -244,4 +244,24 @@ mod tests {
         assert!(bound.getdata_in_block && bound.getdata_bound && bound.plan.recoverable);
         assert!(!bound.text_as_utf8 && bound.insert == InsertStrategy::ParamArrays);
     }
+
+    #[test]
+    fn a_pool_reads_connection_dead_where_it_means_something() {
+        // MariaDB pings (true, a round trip): at checkout. psqlODBC and sqliteodbc answer from
+        // a status flag (free): at checkout and return. An unknown driver: never.
+        assert_eq!(
+            strategy("libmaodbc.so", GD, "utf8mb4_general_ci").liveness,
+            Liveness::Probe
+        );
+        assert_eq!(strategy("psqlodbcw.so", GD, "").liveness, Liveness::Status);
+        assert_eq!(
+            strategy("sqlite3odbc.so", 11, "").liveness,
+            Liveness::Status
+        );
+        assert_eq!(
+            strategy("libmsodbcsql-18.so", GD, "").liveness,
+            Liveness::Unknown
+        );
+        assert_eq!(Liveness::Probe.name(), "probe");
+    }
 }
