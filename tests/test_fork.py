@@ -36,8 +36,9 @@ def in_child(fn) -> int:
 def test_child_leaves_the_parent_transaction_and_session(db, backend, connect, table, ending):
     t = table("id INTEGER")
     for attempt in range(3):
-        # Held only by `box`, so that clearing it in the child drops them there.
-        box = {"cnxn": connect()}
+        # Held only by `box` (not by the `connect` fixture), so that clearing it in the child
+        # drops them there.
+        box = {"cnxn": db.connect(backend.connstr)}
         box["writer"] = box["cnxn"].cursor()
         box["writer"].execute(f"INSERT INTO {t} VALUES (?)", attempt)  # a ROLLBACK would undo it
         box["reader"] = box["cnxn"].cursor()
@@ -52,12 +53,12 @@ def test_child_leaves_the_parent_transaction_and_session(db, backend, connect, t
             box.clear()
             gc.collect()
 
-        assert in_child(child) == 0
-        assert box["reader"].fetchall() is not None
-        box["cnxn"].commit()
-        assert box["cnxn"].cursor().execute("SELECT 1").fetchval() == 1
-        check = connect()
-        got = sorted(r[0] for r in check.cursor().execute(f"SELECT id FROM {t}").fetchall())
+        try:
+            assert in_child(child) == 0
+            assert box["reader"].fetchall() is not None
+            box["cnxn"].commit()
+            assert box["cnxn"].cursor().execute("SELECT 1").fetchval() == 1
+        finally:
+            box["cnxn"].close()
+        got = sorted(r[0] for r in connect().cursor().execute(f"SELECT id FROM {t}").fetchall())
         assert got == list(range(attempt + 1)), f"attempt {attempt}: {got}"
-        check.close()
-        box["cnxn"].close()
