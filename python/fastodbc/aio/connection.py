@@ -4,6 +4,7 @@ thread of its own, awaited. Derived from the sync connection by tables, as ``Asy
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -58,6 +59,8 @@ class AsyncConnection:
         what the properties below need from the driver on the connection's thread."""
         self._sync = connection
         self._worker = Worker(thread or ConnectionThread(), connection.close)
+        # Dropped without close(): its thread ends too (the sync connection closes itself).
+        weakref.finalize(self, self._worker.thread.stop)
 
     @property
     def sync_connection(self) -> Connection:

@@ -60,6 +60,10 @@ class ConnectionThread:
                 future.set_exception(e)
             else:
                 future.set_result(result)
+            # Nothing of the call outlives it here: its arguments (a cursor, its connection)
+            # would stay alive until the next call, and an abandoned connection forever.
+            del job, future, fn, args, kwargs
+            result = None
 
 
 class Worker:
