@@ -71,6 +71,7 @@ class Background:
                 job()  # type: ignore[operator]
             except Exception:
                 log.exception("%s: background job failed", self._name)
+            del job  # a job's slot (its connection) must not live on until the next job
 
     def _tick(self) -> None:
         with self._cond:
