@@ -380,3 +380,32 @@ def test_call_not_stopped_within_cancel_timeout_breaks_the_connection(db, backen
 
 def read_all(cnxn, sql: str) -> list:
     return cnxn.cursor().execute(sql).fetchall()
+
+
+def test_cancelling_one_task_lets_the_next_one_run(db, backend):
+    # Task A runs a long statement; task B waits for the connection behind it. A is cancelled:
+    # its statement stops and B's runs at once, with its own result.
+    async def main():
+        async with opened(backend.connstr, autocommit=True) as cnxn:
+            for attempt in range(REPEAT):
+                a = asyncio.create_task(cnxn.cursor().execute(sleeping(backend, "aio_first")))
+                await asyncio.sleep(0.3)
+
+                b = asyncio.create_task(select_value(cnxn, attempt + 10))
+                await asyncio.sleep(0.2)
+                assert not b.done(), f"attempt {attempt}: B ran beside A"
+                started = time.perf_counter()
+                a.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await a
+                assert await asyncio.wait_for(b, CANCEL_PROMPT_S) == attempt + 10
+                assert time.perf_counter() - started < CANCEL_PROMPT_S
+                assert not cnxn.broken
+
+    run(main)
+
+
+async def select_value(cnxn, value: int):
+    cur = cnxn.cursor()
+    await cur.execute(f"SELECT {int(value)}")
+    return await cur.fetchval()

@@ -400,3 +400,32 @@ def test_server_restart_pool_times_out_then_recovers_by_itself(db, backend):
         run(main, timeout=280)
     finally:
         server.resume()
+
+
+def test_cancelled_while_checking_takes_no_connection(db, backend):
+    # The task is cancelled while the pool runs its (slow) check on the connection for it:
+    # the connection is not lost (it goes back, or is replaced).
+    checking = asyncio.Event()
+
+    async def check(cnxn):
+        checking.set()
+        await asyncio.sleep(0.5)
+
+    async def main():
+        async with make(backend, min_size=1, check=check) as pool:
+            await pool.wait(timeout=30)
+            for attempt in range(REPEAT):
+                checking.clear()
+                task = asyncio.create_task(pool.getconn(timeout=30))
+                await asyncio.wait_for(checking.wait(), 10)
+                task.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await task
+                await wait_for_condition(
+                    lambda: pool.get_stats()["pool_available"] == 1, 10, f"attempt {attempt}: a connection is back"
+                )
+                assert pool.get_stats()["pool_size"] == 1, f"attempt {attempt}"
+            async with pool.connection(timeout=10) as cnxn:
+                assert await works(cnxn)
+
+    run(main)

@@ -5,12 +5,14 @@ while the server is away, and recovers by itself once it is back. Each scenario 
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 
 import pytest
 
 from fastodbc.pool import ConnectionPool, PoolTimeout
+from profiles import backends_where, with_attributes
 
 from .support import REPEAT, TIMEOUT_SLACK_S, assert_lost, check_for, session_of, wait_until
 
@@ -208,3 +210,76 @@ def test_reconnect_failed_is_called_after_reconnect_timeout(db, backend, make_po
     with pytest.raises(PoolTimeout):
         pool.getconn(timeout=0.5)
     assert time.monotonic() - started < 0.5 + TIMEOUT_SLACK_S
+
+
+@pytest.mark.timeout(300)
+def test_server_restart_without_check_costs_at_most_one_failure(db, backend, make_pool, server):
+    # No check callback: where the driver can't see a dead session (psqlODBC), the first
+    # connection lent after a restart may fail; found dead, it makes the pool check the idle
+    # ones too, so the next ones all work. Where it can (Connector/ODBC), none fails.
+    n = 3
+    pool = make_pool(min_size=n)
+    pool.wait(timeout=30)
+    lend_all(pool, n)
+    for attempt in range(REPEAT):
+        server.halt()
+        server.resume()
+        cnxn = pool.getconn(timeout=90)
+        try:
+            works(cnxn)
+            failed = False
+        except db.Error as e:
+            assert_lost(db, backend, e)
+            failed = True
+        pool.putconn(cnxn)
+        if failed:
+            assert not backend.reports_killed_session_dead, f"attempt {attempt}: the driver sees dead sessions"
+            time.sleep(2)  # the pool checks its idle connections in the background
+        lend_all(pool, n, timeout=90)
+
+
+@pytest.mark.parametrize("backend", backends_where(lambda p: p.is_server), indirect=True)
+def test_server_that_never_answers_still_gives_pool_timeout(db, backend, make_pool):
+    # A listener that accepts connections and never answers: the driver's connect blocks.
+    # Requests still end in PoolTimeout within the timeout, and close() returns.
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    accepted: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept():
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                accepted.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    acceptor = threading.Thread(target=accept, daemon=True)
+    acceptor.start()
+    silent = with_attributes(backend.connstr, Server="127.0.0.1", Port=str(listener.getsockname()[1]))
+    try:
+        pool = make_pool(silent, min_size=1, timeout=1.0)
+        for _ in range(REPEAT):
+            started = time.monotonic()
+            with pytest.raises(PoolTimeout):
+                pool.getconn()
+            assert time.monotonic() - started < 1.0 + TIMEOUT_SLACK_S
+        assert accepted, "the driver never reached the listener"
+        started = time.monotonic()
+        pool.close(timeout=2.0)
+        assert time.monotonic() - started < 2.0 + TIMEOUT_SLACK_S
+        # wait() that fails closes the pool as close() does (psycopg_pool: 5 s for its threads).
+        other = make_pool(silent, min_size=1, timeout=1.0)
+        started = time.monotonic()
+        with pytest.raises(PoolTimeout):
+            other.wait(timeout=1.0)
+        assert time.monotonic() - started < 1.0 + 5.0 + TIMEOUT_SLACK_S
+        assert other.closed
+    finally:
+        stop.set()
+        acceptor.join(5)
+        for s in accepted:
+            s.close()
+        listener.close()
