@@ -103,3 +103,23 @@ def test_loop_runs_while_a_pool_request_waits(db, backend):
             await pool.putconn(held)
 
     run(main)
+
+
+def test_loop_runs_while_ingest_and_executemany_write(db, backend, connect, table):
+    import pyarrow as pa
+
+    t = table("id INTEGER, name VARCHAR(20)")
+    n = 100_000
+    data = pa.table({"id": pa.array(range(n), pa.int32()), "name": [f"n{i}" for i in range(n)]})
+
+    async def main():
+        async with opened(backend.connstr) as cnxn:
+            cur = cnxn.cursor()
+            async with Ticker() as ticker:
+                assert await cur.ingest(t, data) == n
+                await cur.executemany(f"INSERT INTO {t} VALUES (?, ?)", [(-i, "x") for i in range(1, 20_001)])
+                await cnxn.commit()
+            ticker.assert_never_blocked("ingest / executemany")
+
+    run(main)
+    assert connect().cursor().execute(f"SELECT COUNT(*) FROM {t}").fetchval() == n + 20_000
