@@ -20,6 +20,7 @@ sys.path.insert(0, str(BENCH))
 
 import report_arrow  # noqa: E402 - bench/ is not a package
 import report_bulk  # noqa: E402
+import report_pool  # noqa: E402
 from report_base import (  # noqa: E402, F401 - re-exported: bench/history.py and the tests use report.<name>
     BIG,
     NATIVE,
@@ -769,6 +770,7 @@ def render(results: dict) -> str:
         "",
         *report_arrow.section(results),
         *report_bulk.section(results),
+        *report_pool.section(results),
         "#### Fetch: time of one execute + fetch, median; ratios are time / pyodbc's (lower is faster)",
         "",
         fetch_tables(results),

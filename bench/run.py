@@ -11,6 +11,12 @@ are medians over the repetitions; ratios are to pyodbc measured in the same case
 (the Arrow cases of issue 18: to the Arrow peers, fastodbc's fetchall and the floors measured in
 the same case, bench/report_arrow.py).
 
+Case families beyond the fetch cases of issue 3 are selected the same way, by ``--only``: the
+Arrow cases of issue 18 (``--only arrow --only record_batch --only " df"``), the bulk loads and
+exports of issue 19 (``--only ingest --only export``: bench/bulk.py), the pool and asyncio cases
+of issue 20 (``--only pool --only aio``: bench/pooling.py). A run loads only
+the datasets its cases read.
+
 PostgreSQL: the benchmark's own persistent cluster (bench/pg.sh), started and stopped here unless
 FASTODBC_BENCH_PG / FASTODBC_BENCH_PG_DSN already point at a server. Datasets are generated and
 loaded once (bench/datasets.py) and reused while their row counts and generator version match.
@@ -47,6 +53,7 @@ sys.path.insert(0, str(BENCH))
 import bulk  # noqa: E402
 import datasets  # noqa: E402
 import history  # noqa: E402
+import pooling  # noqa: E402
 import report  # noqa: E402
 from child import run_child  # noqa: E402
 
@@ -258,6 +265,7 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
             sql=f"SELECT * FROM {int10} WHERE 1 = 0",
         )
     cases += bulk.build_cases(scale, backends)
+    cases += pooling.build_cases(scale, backends)
     for i, c in enumerate(cases):
         c["id"] = i
     return cases
@@ -351,7 +359,7 @@ def run_floor(case: dict, p: dict) -> dict:
 
 
 #: The operations that return every row of the case's table (their row count is checked).
-FETCH_OPS = ("fetchall", "iter", "fetchmany", "fetchone", "arrow", "record_batch", "df")
+FETCH_OPS = ("fetchall", "iter", "fetchmany", "fetchone", "arrow", "record_batch", "df", "aio_lag")
 
 
 def summarise(case: dict, label: str, reps: list[dict]) -> dict:
@@ -381,7 +389,25 @@ def summarise(case: dict, label: str, reps: list[dict]) -> dict:
         exp = case.get("expected_rows")
         if exp is not None and case["op"] in FETCH_OPS and s["rows"] != exp:
             s["error"] = f"fetched {s['rows']} rows, expected {exp}"
+        metrics = summarise_metrics([r["metrics"] for r in ok if r.get("metrics")])
+        if metrics:
+            s["metrics"] = metrics
     return s
+
+
+def summarise_metrics(reps: list[dict]) -> dict[str, Any]:
+    """The pool and asyncio cases' figures beside the time (bench/worker_pool.py): the median of
+    each number over the repetitions, and ``<name>_worst`` for the maximal delays (the worst
+    repetition's)."""
+    out: dict[str, Any] = {}
+    for key in sorted({k for r in reps for k in r}):
+        values = [r[key] for r in reps if isinstance(r.get(key), (int, float)) and not isinstance(r.get(key), bool)]
+        if not values:
+            continue
+        out[key] = statistics.median(values)
+        if key.endswith("lag_max_s"):
+            out[f"{key}_worst"] = max(values)
+    return out
 
 
 #: Operations that take milliseconds per measurement: their ratios move most with load bursts
@@ -419,6 +445,8 @@ def case_reps(case: dict, reps: int) -> int:
         reps = max(reps, ARROW_REPS)
     elif case["op"] in bulk.OPS:
         return max(reps, bulk.REPS[case["op"]])
+    elif case["op"] in pooling.OPS:
+        return max(reps, pooling.REPS[case["op"]])
     short = case["op"] in SHORT_OPS or case["dataset"] in SHORT_DATASETS
     # SQLite's insert takes ~1 s a peer and its ratio sits near the 2x target, where 3-rep
     # medians moved by 20% between runs; PostgreSQL's (pyodbc's ~20 s a rep) keeps the default.
@@ -558,7 +586,17 @@ def machine_info(backends: list[str]) -> dict[str, Any]:
             break
     mem = Path("/proc/meminfo").read_text().splitlines()[0].split()[1]
     pkgs = {}
-    for name in ("fastodbc", "pyodbc", "arrow-odbc", "pyarrow", "psycopg", "psycopg-binary", "psutil", "PyMySQL"):
+    for name in (
+        "fastodbc",
+        "pyodbc",
+        "arrow-odbc",
+        "pyarrow",
+        "psycopg",
+        "psycopg-binary",
+        "psycopg-pool",
+        "psutil",
+        "PyMySQL",
+    ):
         try:
             pkgs[name] = version(name)
         except PackageNotFoundError:
@@ -648,11 +686,20 @@ def main() -> int:
         PgCluster() if "postgresql" in backends else _Null(),
         bulk.MariaDbServer(read_env_file) if "mariadb" in backends else _Null(),
     ):
-        if "sqlite" in backends:
+        cases = build_cases(args.scale, backends, floor=not args.no_floor)
+        if args.only:
+            cases = [c for c in cases if any(o in f"{c['backend']} {c['dataset']} {c['op']}" for o in args.only)]
+        # Only what the cases selected read: the pool and asyncio cases need no dataset, the
+        # ingest cases only their Parquet files and tables.
+        on = {c["backend"] for c in cases if c["op"] not in (*pooling.OPS, "ingest", "ingest_parquet")}
+        if "sqlite" in on:
             datasets.load_sqlite(args.scale, log=log)
-        if "postgresql" in backends:
+        if "postgresql" in on:
             datasets.load_postgresql(args.scale, log=log)
-        bulk.prepare(args.scale, backends, log=log)
+        bulk_on = sorted({c["backend"] for c in cases if c["op"] in bulk.OPS})
+        if bulk_on:
+            bulk.prepare(args.scale, bulk_on, log=log)
+        pooling.prepare(args.scale, sorted({c["backend"] for c in cases if c["op"] in pooling.OPS}), log=log)
         results["meta"] = {
             "scale": args.scale,
             "reps": reps,
@@ -666,9 +713,6 @@ def main() -> int:
             "config": {k: (str(v) if k == "insert_cap" else v) for k, v in CONFIG[args.scale].items()},
             "machine": dict(machine_info(backends), **snap),
         }
-        cases = build_cases(args.scale, backends, floor=not args.no_floor)
-        if args.only:
-            cases = [c for c in cases if any(o in f"{c['backend']} {c['dataset']} {c['op']}" for o in args.only)]
         log(f"bench: {len(cases)} cases x {reps} reps ({args.scale})")
         try:
             run_cases(cases, reps, results)

@@ -10,7 +10,9 @@ the operation with ``time.perf_counter`` and prints one JSON line:
 ``seconds`` is per operation: operations that are too short to time once (SELECT 1, connect,
 describe, the small-set fetches) run ``inner`` times and report the mean. Python's cyclic GC
 stays enabled, as in an application. The bulk loads of issue 19 are bench/worker_bulk.py's; their
-check after the clock adds ``"wrong"`` (the first difference from the input, or null).
+check after the clock adds ``"wrong"`` (the first difference from the input, or null). The pool
+and asyncio cases of issue 20 are bench/worker_pool.py's; they add ``"metrics"`` (figures beside
+the time: the event loop's lag, the sync calls' times, the pools' statistics).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bulk_check  # noqa: E402
 import datasets  # noqa: E402 - bench/ is not a package
 import worker_bulk  # noqa: E402
+import worker_pool  # noqa: E402
 
 FETCHMANY_SIZE = 10_000
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -601,6 +604,14 @@ def main() -> None:
     out: dict[str, Any] = {"seconds": None, "rows": None, "rss_before": None, "maxrss": None, "error": None}
     try:
         check = None
+        if spec["op"] in worker_pool.OPS:
+            # The pool and asyncio cases time themselves (an event loop, threads, a ticker).
+            rss0 = rss_now()
+            out.update(worker_pool.measure(spec))
+            out["rss_before"] = rss0
+            out["maxrss"] = maxrss()
+            print(json.dumps(out))
+            return
         if spec["op"] in worker_bulk.OPS:
             run, check = worker_bulk.prepare(spec)
         else:

@@ -1,0 +1,190 @@
+"""The connection pool and asyncio cases of issue 20, built for bench/run.py (measured by
+bench/worker_pool.py, reported by bench/report_pool.py).
+
+- ``pool`` (SQLite, PostgreSQL, MariaDB): a pool checkout + ``SELECT 1`` + return
+  (``fastodbc.pool.ConnectionPool``) against a cold ``fastodbc.connect`` + ``SELECT 1`` + close,
+  and ``SELECT 1`` with a new cursor on a connection kept open (what the pool's checkout and
+  return add); on PostgreSQL psycopg's cold connect and ``psycopg_pool`` beside them.
+- ``aio_concurrency``: ``TASKS`` concurrent asyncio tasks, each ``QUERIES_PER_TASK`` x (checkout,
+  ``SELECT 1``, return) on an ``AsyncConnectionPool`` of ``POOL_SIZE``, against the same work by
+  ``TASKS`` threads on a ``ConnectionPool`` of ``POOL_SIZE``, and sequentially (one thread, through
+  the pool, and on one connection); psycopg_pool's async and thread pools on PostgreSQL.
+- ``aio_lag``: the event loop's lag while a ``LAG_ROWS``-row result is fetched (``await
+  cur.fetchall()``, ``async for row in cur``; a sync cursor's fetchall in ``asyncio.to_thread``
+  and psycopg's ``AsyncCursor.fetchall`` beside them): the delay of a 1 ms ticker task, max and
+  p99; the sync fetchall (no loop) gives the time the fetch takes without asyncio.
+- ``aio_overhead``: ``await cur.execute("SELECT 1")`` (and + ``await cur.fetchone()``) against
+  the same sync calls on the same connection, interleaved in one process; psycopg's
+  ``AsyncConnection`` against its ``Connection`` on PostgreSQL.
+
+Select them with ``bench/run.py --only pool --only aio``. Nothing to load:
+PostgreSQL and MariaDB generate the lag result (``generate_series``, the ``seq_1_to_N`` table of
+MariaDB's Sequence engine); SQLite reads a table written once to bench/data/pool.sqlite.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from typing import Any
+
+import datasets
+
+OPS = ("pool", "aio_concurrency", "aio_lag", "aio_overhead")
+BACKENDS = ("sqlite", "postgresql", "mariadb")
+#: Repetitions: the per-operation cases are milliseconds a peer and sit on 2 noisy cores.
+REPS = {"pool": 7, "aio_concurrency": 5, "aio_lag": 5, "aio_overhead": 7}
+SQLITE_PATH = datasets.DATA_DIR / "pool.sqlite"
+SELECT1 = "SELECT 1"
+
+#: The pool of the concurrency case and its load (issue 20: 100 tasks on a pool of 8).
+POOL_SIZE = 8
+TASKS = 100
+#: Each task's checkouts, per scale: ~0.3-2 s of work a measurement.
+QUERIES_PER_TASK = {"full": 30, "quick": 10}
+#: The lag case's result (issue 20: a 1M-row fetch).
+LAG_ROWS = {"full": 1_000_000, "quick": 200_000}
+#: The ticker's period, seconds.
+TICK = 0.001
+#: Issue 20's bar for the ticker's delay, seconds.
+LAG_BAR = 0.005
+#: Checkouts (or connects) per measurement of the ``pool`` case, per scale / backend / kind:
+#: ~0.2-1 s each (a cold PostgreSQL connect is ~3-6 ms, a MariaDB one ~1.5 ms, SQLite's ~0.1 ms).
+POOL_INNER = {
+    "full": {
+        "sqlite": {"cold": 500, "warm": 5000},
+        "postgresql": {"cold": 60, "warm": 2000},
+        "mariadb": {"cold": 200, "warm": 2000},
+    },
+    "quick": {
+        "sqlite": {"cold": 150, "warm": 1500},
+        "postgresql": {"cold": 20, "warm": 600},
+        "mariadb": {"cold": 60, "warm": 600},
+    },
+}
+#: Calls per measurement of the ``aio_overhead`` case (each kind, interleaved in blocks).
+OVERHEAD_INNER = {
+    "full": {"sqlite": 4000, "postgresql": 1500, "mariadb": 1500},
+    "quick": {"sqlite": 1200, "postgresql": 500, "mariadb": 500},
+}
+
+
+def pool_peers(backend: str, inner: dict[str, int]) -> list[dict[str, Any]]:
+    peers = [
+        {"peer": "fastodbc", "how": "cold", "label": "fastodbc connect", "inner": inner["cold"]},
+        {"peer": "fastodbc", "how": "pool", "label": "fastodbc ConnectionPool", "inner": inner["warm"]},
+        {"peer": "fastodbc", "how": "open", "label": "fastodbc open connection", "inner": inner["warm"]},
+    ]
+    if backend == "postgresql":
+        peers += [
+            {"peer": "psycopg", "how": "cold", "label": "psycopg connect", "inner": inner["cold"]},
+            {"peer": "psycopg", "how": "pool", "label": "psycopg_pool ConnectionPool", "inner": inner["warm"]},
+        ]
+    return peers
+
+
+def concurrency_peers(backend: str) -> list[dict[str, Any]]:
+    peers = [
+        {"peer": "fastodbc", "how": "async", "label": "fastodbc AsyncConnectionPool, tasks"},
+        {"peer": "fastodbc", "how": "threads", "label": "fastodbc ConnectionPool, threads"},
+        {"peer": "fastodbc", "how": "sequential", "label": "fastodbc ConnectionPool, sequential"},
+        {"peer": "fastodbc", "how": "connection", "label": "fastodbc one connection, sequential"},
+    ]
+    if backend == "postgresql":
+        peers += [
+            {"peer": "psycopg", "how": "async", "label": "psycopg_pool AsyncConnectionPool, tasks"},
+            {"peer": "psycopg", "how": "threads", "label": "psycopg_pool ConnectionPool, threads"},
+        ]
+    return peers
+
+
+def lag_peers(backend: str) -> list[dict[str, Any]]:
+    peers = [
+        {"peer": "fastodbc", "how": "fetchall", "label": "fastodbc await fetchall"},
+        {"peer": "fastodbc", "how": "iterate", "label": "fastodbc async for"},
+        {"peer": "fastodbc", "how": "to_thread", "label": "fastodbc to_thread(fetchall)"},
+        {"peer": "fastodbc", "how": "sync", "label": "fastodbc fetchall, no loop"},
+    ]
+    if backend == "postgresql":
+        peers.append({"peer": "psycopg", "how": "fetchall", "label": "psycopg await fetchall"})
+    return peers
+
+
+def overhead_peers(backend: str) -> list[dict[str, Any]]:
+    peers = [{"peer": "fastodbc", "label": "fastodbc"}]
+    if backend == "postgresql":
+        peers.append({"peer": "psycopg", "label": "psycopg"})
+    return peers
+
+
+def lag_sql(backend: str, rows: int) -> str:
+    """``rows`` rows of (integer, double, short text) on each backend."""
+    if backend == "postgresql":
+        return (
+            f"SELECT i, i * 0.5::float8 AS x, ('row ' || i)::varchar(20) AS s FROM generate_series(1, {rows}) AS g(i)"
+        )
+    if backend == "mariadb":
+        return f"SELECT seq AS i, seq * 0.5e0 AS x, CAST(CONCAT('row ', seq) AS CHAR(20)) AS s FROM seq_1_to_{rows}"
+    return f"SELECT i, x, s FROM {lag_table(rows)}"
+
+
+def lag_table(rows: int) -> str:
+    return f"lag_{rows}"
+
+
+def base(backend: str) -> dict[str, Any]:
+    if backend == "sqlite":
+        return {"backend": backend, "cs": datasets.sqlite_cs(SQLITE_PATH), "sqlite_path": str(SQLITE_PATH)}
+    if backend == "postgresql":
+        pg = os.environ["FASTODBC_BENCH_PG"]
+        return {"backend": backend, "cs": pg, "pg_dsn": os.environ["FASTODBC_BENCH_PG_DSN"]}
+    return {"backend": backend, "cs": os.environ["FASTODBC_BENCH_MARIADB"]}
+
+
+def prepare(scale: str, backends: list[str], log: Any = print) -> None:
+    """SQLite's lag table, written once (the servers generate theirs)."""
+    if "sqlite" not in backends:
+        return
+    rows = LAG_ROWS[scale]
+    SQLITE_PATH.parent.mkdir(parents=True, exist_ok=True)
+    con = sqlite3.connect(SQLITE_PATH)
+    table = lag_table(rows)
+    try:
+        have = con.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    except sqlite3.OperationalError:
+        have = None
+    if have != rows:
+        log(f"pool: writing {table} to {SQLITE_PATH.name}")
+        con.execute(f"DROP TABLE IF EXISTS {table}")
+        con.execute(f"CREATE TABLE {table} (i INTEGER, x DOUBLE, s VARCHAR(20))")
+        con.execute(
+            f"INSERT INTO {table} WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM g WHERE i < {rows})"
+            " SELECT i, i * 0.5, 'row ' || i FROM g"
+        )
+        con.commit()
+    con.close()
+
+
+def build_cases(scale: str, backends: list[str]) -> list[dict[str, Any]]:
+    cases = []
+
+    def case(op: str, backend: str, peers: list[dict], sql: str, **kw: Any) -> None:
+        cases.append(dict(base(backend), op=op, dataset="", peers=peers, variant="", inner=1, sql=sql, **kw))
+
+    for backend in (b for b in BACKENDS if b in backends):
+        case("pool", backend, pool_peers(backend, POOL_INNER[scale][backend]), sql=SELECT1)
+        per_task = QUERIES_PER_TASK[scale]
+        case(
+            "aio_concurrency",
+            backend,
+            concurrency_peers(backend),
+            sql=SELECT1,
+            pool_size=POOL_SIZE,
+            tasks=TASKS,
+            per_task=per_task,
+            expected_rows=TASKS * per_task,
+        )
+        rows = LAG_ROWS[scale]
+        case("aio_lag", backend, lag_peers(backend), sql=lag_sql(backend, rows), expected_rows=rows, tick=TICK)
+        case("aio_overhead", backend, overhead_peers(backend), sql=SELECT1, calls=OVERHEAD_INNER[scale][backend])
+    return cases

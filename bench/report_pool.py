@@ -1,0 +1,353 @@
+"""The connection pool and asyncio section of the report (issue 20): pool checkout against a cold
+connect, tasks on the async pool against threads on the sync pool, the event loop's lag while a
+long result is fetched, and the cost of an ``await`` per call; and their targets.
+
+    python bench/report_pool.py [RESULTS.json]   # this section alone, from any run
+
+The cases are bench/pooling.py's, measured by bench/worker_pool.py. Figures are medians over the
+repetitions (each a fresh process); the lag figures are the median of each repetition's own
+max / p99, with the worst repetition's max beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from report_base import PARITY_P, fmt_s, fmt_x, mann_whitney_p, med, rep_seconds, status, table, verdict_of  # noqa: E402
+
+BACKENDS = ("sqlite", "postgresql", "mariadb")
+OPS = ("pool", "aio_concurrency", "aio_lag", "aio_overhead")
+#: The background write-up's pool speedup over a cold connect (issue 20's bar).
+POOL_BAR = 72.0
+#: Issue 20's bar for the ticker's delay.
+LAG_BAR = 0.005
+#: Where the pool's and the lag's bars are judged (SQLite is shown).
+POOL_JUDGED = ("postgresql", "mariadb")
+
+COLD = "fastodbc connect"
+POOLED = "fastodbc ConnectionPool"
+OPEN = "fastodbc open connection"
+#: Each pool against the cold connect of its own client.
+COLD_OF = {POOLED: COLD, OPEN: COLD, "psycopg_pool ConnectionPool": "psycopg connect"}
+TASKS = "fastodbc AsyncConnectionPool, tasks"
+THREADS = "fastodbc ConnectionPool, threads"
+LAG_JUDGED = ("fastodbc await fetchall", "fastodbc async for")
+
+
+def cases_of(results: dict, op: str) -> list[dict]:
+    order = {b: i for i, b in enumerate(BACKENDS)}
+    found = [c for c in results.get("cases", []) if c["op"] == op]
+    return sorted(found, key=lambda c: order.get(c["backend"], 9))
+
+
+def has_pool(results: dict) -> bool:
+    return any(c["op"] in OPS for c in results.get("cases", []))
+
+
+def metric(c: dict | None, peer: str, key: str) -> float | None:
+    r = ((c or {}).get("results") or {}).get(peer) or {}
+    return (r.get("metrics") or {}).get(key) if "median_s" in r else None
+
+
+def ms(x: float | None) -> str:
+    return "-" if x is None else f"{x * 1e3:.1f} ms"
+
+
+def us(x: float | None) -> str:
+    return "-" if x is None else f"{x * 1e6:.1f} µs"
+
+
+def per_s(c: dict, peer: str) -> float | None:
+    t = med(c, peer)
+    r = c["results"].get(peer) or {}
+    return r["rows"] / t if t and r.get("rows") else None
+
+
+def speedup(c: dict | None, peer: str, of: str) -> float | None:
+    """``of``'s time / ``peer``'s: how many times faster ``peer`` is."""
+    a, b = med(c, of), med(c, peer)
+    return a / b if a and b else None
+
+
+def error_row(c: dict, peer: str, width: int) -> list[str]:
+    err = (c["results"].get(peer) or {}).get("error") or "no result"
+    return [c["backend"], peer, f"error: `{err[:120]}`"] + ["-"] * (width - 3)
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables
+
+
+def pool_table(results: dict) -> str:
+    rows = []
+    for c in cases_of(results, "pool"):
+        for peer in c["peers"]:
+            if med(c, peer) is None:
+                rows.append(error_row(c, peer, 6))
+                continue
+            cold = COLD_OF.get(peer)
+            rows.append(
+                [
+                    c["backend"],
+                    peer,
+                    us(med(c, peer)),
+                    f"{1 / med(c, peer):,.0f}",
+                    fmt_x(speedup(c, peer, cold)) if cold else "-",
+                    us(metric(c, peer, "cpu_s")),
+                ]
+            )
+    head = ["backend", "client", "per operation", "operations/s", "cold connect's time / this", "client CPU"]
+    return table(head, rows, "llrrrr")
+
+
+def concurrency_table(results: dict) -> str:
+    rows = []
+    for c in cases_of(results, "aio_concurrency"):
+        for peer in c["peers"]:
+            if med(c, peer) is None:
+                rows.append(error_row(c, peer, 7))
+                continue
+            q = per_s(c, peer)
+            base = per_s(c, THREADS)
+            rows.append(
+                [
+                    c["backend"],
+                    peer,
+                    f"{c['results'][peer]['rows']:,}",
+                    fmt_s(med(c, peer)),
+                    f"{q:,.0f}" if q else "-",
+                    fmt_x(q / base) if q and base else "-",
+                    us(metric(c, peer, "cpu_per_query_s")),
+                ]
+            )
+    head = ["backend", "how", "queries", "time", "queries/s", "throughput / threads'", "process CPU per query"]
+    return table(head, rows, "llrrrrr")
+
+
+def lag_table(results: dict) -> str:
+    rows = []
+    for c in cases_of(results, "aio_lag"):
+        for peer in c["peers"]:
+            if med(c, peer) is None:
+                rows.append(error_row(c, peer, 11))
+                continue
+            looped = metric(c, peer, "ticks") is not None
+            rows.append(
+                [
+                    c["backend"],
+                    peer,
+                    f"{c['results'][peer]['rows']:,}",
+                    fmt_s(med(c, peer)),
+                    *(
+                        [
+                            ms(metric(c, peer, "lag_max_s")),
+                            ms(metric(c, peer, "lag_p99_s")),
+                            f"{metric(c, peer, 'over_bar'):g}",
+                            ms(metric(c, peer, "lag_max_s_worst")),
+                            ms(metric(c, peer, "own_lag_max_s")),
+                            ms(metric(c, peer, "own_lag_p99_s")),
+                            ms(metric(c, peer, "idle_lag_max_s")),
+                        ]
+                        if looped
+                        else ["no loop"] + ["-"] * 6
+                    ),
+                ]
+            )
+    head = [
+        "backend",
+        "client",
+        "rows",
+        "fetch time",
+        "max lag",
+        "p99",
+        "ticks ≥ 5 ms",
+        "worst rep's max",
+        "max, less CPU wait",
+        "p99, less CPU wait",
+        "idle loop's max",
+    ]
+    return table(head, rows, "llrrrrrrrrr")
+
+
+def overhead_table(results: dict) -> str:
+    rows = []
+    for c in cases_of(results, "aio_overhead"):
+        for peer in c["peers"]:
+            if med(c, peer) is None:
+                rows.append(error_row(c, peer, 8))
+                continue
+            ae, se = metric(c, peer, "async_exec_s"), metric(c, peer, "sync_exec_s")
+            ab, sb = metric(c, peer, "async_both_s"), metric(c, peer, "sync_both_s")
+            rows.append(
+                [
+                    c["backend"],
+                    peer,
+                    us(ae),
+                    us(se),
+                    us(ae - se) if ae is not None and se is not None else "-",
+                    us(ab),
+                    us(sb),
+                    us(ab - sb) if ab is not None and sb is not None else "-",
+                ]
+            )
+    head = [
+        "backend",
+        "client",
+        "`await execute`",
+        "sync `execute`",
+        "overhead",
+        "`await` execute + fetchone",
+        "sync execute + fetchone",
+        "overhead",
+    ]
+    return table(head, rows, "llrrrrrr")
+
+
+# ---------------------------------------------------------------------------------------------
+# Targets
+
+
+def targets(results: dict) -> list[tuple[str, str, str]]:
+    """(target, measured figure, verdict) for issue 20's measured targets."""
+    out = []
+    figs, oks = [], []
+    for c in cases_of(results, "pool"):
+        x = speedup(c, POOLED, COLD)
+        b = c["backend"][:2]
+        if x is None:
+            figs.append(f"{b} -")
+            if c["backend"] in POOL_JUDGED:
+                oks.append(False if med(c, POOLED) is None else None)
+            continue
+        extra = ""
+        y = speedup(c, "psycopg_pool ConnectionPool", "psycopg connect")
+        if y:
+            extra = f" (psycopg_pool {fmt_x(y)})"
+        judged = "" if c["backend"] in POOL_JUDGED else ", shown"
+        figs.append(f"{b} {fmt_x(x)}: {us(med(c, COLD))} / {us(med(c, POOLED))}{extra}{judged}")
+        if c["backend"] in POOL_JUDGED:
+            oks.append(x >= POOL_BAR)
+    if figs:
+        out.append(
+            (
+                f"Pool checkout + `SELECT 1` + return ≥ {POOL_BAR:.0f}x faster than a cold connect + `SELECT 1` +"
+                " close (PostgreSQL, MariaDB; the background write-up's pool speedup)",
+                "; ".join(figs),
+                verdict_of([status(ok, True) for ok in oks]),
+            )
+        )
+    figs, oks = [], []
+    for c in cases_of(results, "aio_concurrency"):
+        a, t = per_s(c, TASKS), per_s(c, THREADS)
+        b = c["backend"][:2]
+        if a is None or t is None:
+            figs.append(f"{b} -")
+            oks.append(False if med(c, TASKS) is None else None)
+            continue
+        p = mann_whitney_p(rep_seconds(c, TASKS), rep_seconds(c, THREADS))
+        ok = a >= t or (p is not None and p >= PARITY_P)
+        par = f", parity p = {p:.2f}" if a < t and ok else ""
+        figs.append(f"{b} {a:,.0f} vs {t:,.0f} queries/s = {fmt_x(a / t)}{par}")
+        oks.append(ok)
+    if figs:
+        out.append(
+            (
+                "100 tasks x `SELECT 1` on an `AsyncConnectionPool` of 8: throughput no lower than 100 threads on a"
+                " `ConnectionPool` of 8 (a lower median the repetitions cannot tell apart, Mann-Whitney p ≥ 0.05,"
+                " is parity)",
+                "; ".join(figs),
+                verdict_of([status(ok, True) for ok in oks]),
+            )
+        )
+    rows = [c.get("expected_rows") or 0 for c in cases_of(results, "aio_lag")]
+    long = f"{max(rows):,}-row" if rows and max(rows) else "long"
+    for key, target in (
+        (
+            "lag_max_s",
+            f"Event loop lag < {LAG_BAR * 1e3:.0f} ms (max delay of a 1 ms ticker) while a {long} result is fetched"
+            " (`await fetchall`, `async for`; median of the repetitions' maxima)",
+        ),
+        (
+            "own_lag_max_s",
+            "... each delay less the loop thread's wait for a CPU (schedstat run_delay: the shared 2-core host's"
+            " share); what remains is the process holding the loop (the GIL, a garbage collection)",
+        ),
+    ):
+        figs, oks = [], []
+        for c in cases_of(results, "aio_lag"):
+            for peer in LAG_JUDGED:
+                v = metric(c, peer, key)
+                short = peer.removeprefix("fastodbc ")
+                if v is None:
+                    figs.append(f"{c['backend'][:2]} {short} -")
+                    oks.append(False if med(c, peer) is None else None)
+                    continue
+                figs.append(f"{c['backend'][:2]} {short} {ms(v)}")
+                oks.append(v < LAG_BAR)
+        if figs:
+            out.append((target, "; ".join(figs), verdict_of([status(ok, True) for ok in oks])))
+    figs = []
+    for c in cases_of(results, "aio_overhead"):
+        for peer in c["peers"]:
+            ab, sb = metric(c, peer, "async_both_s"), metric(c, peer, "sync_both_s")
+            if ab is not None and sb is not None:
+                figs.append(f"{c['backend'][:2]} {peer} +{us(ab - sb)} ({us(ab)} vs {us(sb)})")
+    if figs:
+        out.append(
+            (
+                'Overhead of `await cur.execute("SELECT 1")` + `await cur.fetchone()` over the sync calls on the'
+                " same connection",
+                "; ".join(figs),
+                "measured (issue 20 sets no bar)",
+            )
+        )
+    return out
+
+
+def section(results: dict) -> list[str]:
+    """The section's markdown lines; none for a run without the pool and asyncio cases."""
+    if not has_pool(results):
+        return []
+    return [
+        "#### Connection pool and asyncio (issue 20): targets",
+        "",
+        table(["target", "measured (this run)", "verdict"], [list(t) for t in targets(results)], "lll"),
+        "",
+        "#### Pool checkout + `SELECT 1` + return against a cold connect + `SELECT 1` + close (per operation,"
+        " median; autocommit off: the pools end the transaction, the close drops it)",
+        "",
+        pool_table(results),
+        "",
+        "#### 100 concurrent tasks on an `AsyncConnectionPool` of 8 against 100 threads on a `ConnectionPool` of"
+        " 8, and sequentially (each query a checkout, `SELECT 1`, `fetchone`, return)",
+        "",
+        concurrency_table(results),
+        "",
+        "#### Event loop lag while a long result is fetched (a 1 ms ticker task; medians of each repetition's"
+        ' figures; "less CPU wait": each delay less the loop thread\'s run-queue wait in it)',
+        "",
+        lag_table(results),
+        "",
+        '#### Cost of an `await` per call: `await cur.execute("SELECT 1")` (+ `fetchone`) against the same sync'
+        " calls on the same connection, interleaved in blocks of 50 (per call, median)",
+        "",
+        overhead_table(results),
+        "",
+    ]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results", nargs="?", type=Path, default=Path(__file__).parent / "results" / "latest.json")
+    args = ap.parse_args()
+    print("\n".join(section(json.loads(args.results.read_text()))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,519 @@
+"""The pool and asyncio measurements of issue 20 (cases: bench/pooling.py), run by bench/worker.py in
+a fresh process per measurement like every other operation.
+
+``measure(spec)`` does the untimed part (imports, connects, a pool filled and warmed up), times
+the operation with ``time.perf_counter`` and returns ``seconds`` (per operation for ``pool`` and
+``aio_overhead``, the whole work for ``aio_concurrency`` and ``aio_lag``), ``rows`` and
+``metrics`` (figures beside the time: the lag ticker's delays, the sync calls' times, the pools'
+statistics, the process's CPU time per operation). Peers (``peer`` / ``how``):
+
+- ``pool``: fastodbc / cold (``connect``, cursor, ``SELECT 1``, ``fetchone``, ``close``), pool
+  (``with pool.connection() as c:`` the same query; a ``ConnectionPool`` of 4, psycopg_pool's
+  default size too), open (a new cursor and the query on one connection kept open); psycopg /
+  cold and pool (``psycopg_pool.ConnectionPool``).
+- ``aio_concurrency``: fastodbc / async (tasks on an ``AsyncConnectionPool``), threads (threads
+  on a ``ConnectionPool``), sequential (one thread through that pool), connection (one thread,
+  one connection, no pool); psycopg / async and threads (psycopg_pool's two pools).
+- ``aio_lag``: fastodbc / fetchall, iterate (``async for``), to_thread (a sync cursor's
+  ``fetchall`` in ``asyncio.to_thread``), sync (``fetchall`` with no event loop: the time only);
+  psycopg / fetchall (``AsyncCursor``).
+- ``aio_overhead``: fastodbc (``AsyncConnection`` and its ``sync_connection``), psycopg
+  (``AsyncConnection`` and a ``Connection``).
+
+Every connection has autocommit off (the DB-API default), so a ``SELECT 1`` opens a transaction:
+the pools end it when the connection comes back (psycopg_pool and fastodbc's ``connection()``
+commit at the end of the block, fastodbc's return rolls back whatever is left).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import statistics
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from pooling import LAG_BAR, OPS
+
+__all__ = ["LAG_BAR", "OPS", "measure"]
+
+#: The pools of the ``pool`` case: psycopg_pool's default ``min_size`` (fastodbc's too).
+POOL_MIN = 4
+#: Seconds the lag ticker runs before the fetch: the loop's own delay on this host, the
+#: baseline the fetch's delays are read against.
+IDLE_S = 0.3
+#: Calls per block of the interleaved overhead measurement.
+BLOCK = 50
+#: The largest delays kept, with when they happened (for the profile of where the loop waits).
+WORST = 8
+
+
+# ---------------------------------------------------------------------------------------------
+# pool: checkout + SELECT 1 + return against connect + SELECT 1 + close
+
+
+def pool_op(spec: dict[str, Any]) -> tuple[Callable[[], None], Callable[[], dict[str, Any]], Callable[[], None]]:
+    """(one operation, its metrics afterwards, cleanup)."""
+    peer, how, sql = spec["peer"], spec["how"], spec["sql"]
+    nothing: Callable[[], dict[str, Any]] = dict
+    if peer == "fastodbc":
+        import fastodbc
+
+        cs = spec["cs"]
+        if how == "cold":
+
+            def one() -> None:
+                conn = fastodbc.connect(cs)
+                conn.cursor().execute(sql).fetchone()
+                conn.close()
+
+            return one, nothing, lambda: None
+        if how == "open":
+            conn = fastodbc.connect(cs)
+
+            def one() -> None:
+                conn.cursor().execute(sql).fetchone()
+
+            return one, nothing, conn.close
+        from fastodbc.pool import ConnectionPool
+
+        pool = ConnectionPool(cs, min_size=POOL_MIN)
+        pool.wait()
+
+        def one() -> None:
+            with pool.connection() as c:
+                c.cursor().execute(sql).fetchone()
+
+        return one, pool.get_stats, pool.close
+    import psycopg
+
+    dsn = spec["pg_dsn"]
+    if how == "cold":
+
+        def one() -> None:
+            conn = psycopg.connect(dsn)
+            conn.execute(sql).fetchone()
+            conn.close()
+
+        return one, nothing, lambda: None
+    from psycopg_pool import ConnectionPool as PsycopgPool
+
+    pool = PsycopgPool(dsn, min_size=POOL_MIN, open=True)
+    pool.wait()
+
+    def one() -> None:
+        with pool.connection() as c:
+            c.execute(sql).fetchone()
+
+    return one, pool.get_stats, pool.close
+
+
+def measure_pool(spec: dict[str, Any]) -> dict[str, Any]:
+    one, stats, cleanup = pool_op(spec)
+    inner = spec["inner"]
+    for _ in range(max(2, inner // 20)):  # the driver loaded, the pool's connections used once
+        one()
+    c0, t0 = time.process_time(), time.perf_counter()
+    for _ in range(inner):
+        one()
+    seconds = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    metrics = {"cpu_s": cpu / inner}
+    metrics.update({k: v for k, v in stats().items() if k in POOL_STATS})
+    cleanup()
+    return {"seconds": seconds / inner, "rows": inner, "metrics": metrics}
+
+
+#: The pool statistics kept with a measurement: a pool that replaced connections or queued
+#: requests did other work than the case means.
+POOL_STATS = ("connections_num", "connections_lost", "returns_bad", "requests_queued", "requests_wait_ms")
+
+
+# ---------------------------------------------------------------------------------------------
+# aio_concurrency: tasks on the async pool against threads on the sync pool
+
+
+async def _fastodbc_tasks(spec: dict[str, Any]) -> tuple[float, dict[str, Any]]:
+    from fastodbc.aio import AsyncConnectionPool
+
+    size, sql = spec["pool_size"], spec["sql"]
+    pool = AsyncConnectionPool(spec["cs"], min_size=size, max_size=size)
+    await pool.open(wait=True)
+
+    async def task(n: int) -> None:
+        for _ in range(n):
+            async with pool.connection() as c:
+                cur = c.cursor()
+                await cur.execute(sql)
+                await cur.fetchone()
+
+    return await _timed_tasks(spec, task, pool.get_stats, pool.close)
+
+
+async def _psycopg_tasks(spec: dict[str, Any]) -> tuple[float, dict[str, Any]]:
+    from psycopg_pool import AsyncConnectionPool
+
+    size, sql = spec["pool_size"], spec["sql"]
+    pool = AsyncConnectionPool(spec["pg_dsn"], min_size=size, max_size=size, open=False)
+    await pool.open(wait=True)
+
+    async def task(n: int) -> None:
+        for _ in range(n):
+            async with pool.connection() as c:
+                cur = await c.execute(sql)
+                await cur.fetchone()
+
+    return await _timed_tasks(spec, task, pool.get_stats, pool.close)
+
+
+async def _timed_tasks(
+    spec: dict[str, Any], task: Callable[[int], Any], stats: Callable[[], dict], close: Callable[[], Any]
+) -> tuple[float, dict[str, Any]]:
+    tasks = spec["tasks"]
+    await asyncio.gather(*(task(1) for _ in range(tasks)))  # warm-up: every connection used
+    before = dict(stats())
+    t0 = time.perf_counter()
+    await asyncio.gather(*(task(spec["per_task"]) for _ in range(tasks)))
+    seconds = time.perf_counter() - t0
+    after = stats()
+    await close()
+    return seconds, _stats_delta(before, after)
+
+
+def _stats_delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """The timed part's share of the pool's counters (psycopg_pool's keys, fastodbc's too)."""
+    out = {}
+    for k in POOL_STATS:
+        if k in after:
+            out[k] = after[k] - before.get(k, 0) if k != "connections_num" else after[k]
+    return out
+
+
+def _threads(spec: dict[str, Any]) -> tuple[float, dict[str, Any]]:
+    size, sql, peer, how = spec["pool_size"], spec["sql"], spec["peer"], spec["how"]
+    if peer == "fastodbc":
+        import fastodbc
+        from fastodbc.pool import ConnectionPool
+
+        if how == "connection":
+            conn = fastodbc.connect(spec["cs"])
+
+            def one() -> None:
+                conn.cursor().execute(sql).fetchone()
+
+            stats: Callable[[], dict] = dict
+            close = conn.close
+        else:
+            pool = ConnectionPool(spec["cs"], min_size=size, max_size=size)
+            pool.wait()
+
+            def one() -> None:
+                with pool.connection() as c:
+                    c.cursor().execute(sql).fetchone()
+
+            stats, close = pool.get_stats, pool.close
+    else:
+        from psycopg_pool import ConnectionPool as PsycopgPool
+
+        ppool = PsycopgPool(spec["pg_dsn"], min_size=size, max_size=size, open=True)
+        ppool.wait()
+
+        def one() -> None:
+            with ppool.connection() as c:
+                c.execute(sql).fetchone()
+
+        stats, close = ppool.get_stats, ppool.close
+    tasks, per_task = spec["tasks"], spec["per_task"]
+    threaded = how == "threads"
+
+    def run(n: int) -> float:
+        if not threaded:
+            t0 = time.perf_counter()
+            for _ in range(tasks * n):
+                one()
+            return time.perf_counter() - t0
+        # Every thread started before the clock; the barrier lets them go at once.
+        gate = threading.Barrier(tasks + 1)
+
+        def work() -> None:
+            gate.wait()
+            for _ in range(n):
+                one()
+
+        threads = [threading.Thread(target=work) for _ in range(tasks)]
+        for t in threads:
+            t.start()
+        t0 = time.perf_counter()
+        gate.wait()
+        for t in threads:
+            t.join()
+        return time.perf_counter() - t0
+
+    run(1)  # warm-up: every connection used
+    before = dict(stats())
+    seconds = run(per_task)
+    metrics = _stats_delta(before, stats())
+    close()
+    return seconds, metrics
+
+
+def measure_concurrency(spec: dict[str, Any]) -> dict[str, Any]:
+    c0 = time.process_time()
+    if spec["how"] == "async":
+        coro = _fastodbc_tasks(spec) if spec["peer"] == "fastodbc" else _psycopg_tasks(spec)
+        seconds, metrics = asyncio.run(coro)
+    else:
+        seconds, metrics = _threads(spec)
+    queries = spec["tasks"] * spec["per_task"]
+    # The CPU time includes the warm-up round (a 1/per_task share) and the pool's setup.
+    metrics["cpu_per_query_s"] = (time.process_time() - c0) / (queries + spec["tasks"])
+    return {"seconds": seconds, "rows": queries, "metrics": metrics}
+
+
+# ---------------------------------------------------------------------------------------------
+# aio_lag: the event loop's delay while a long result is fetched
+
+
+class Ticker:
+    """A task sleeping ``period`` seconds in a loop; each wake-up's delay past its due time is
+    a sample (the loop's lag: how long a ready callback waited), with the part of it the loop
+    thread spent runnable without a CPU (its ``run_delay`` in /proc/<tid>/schedstat): on a
+    shared 2-core host that part is the machine's, the rest (blocked on the GIL, or running
+    the loop thread's own work such as a garbage collection) the process's."""
+
+    def __init__(self, period: float) -> None:
+        self.period = period
+        self.samples: list[tuple[float, float, float]] = []  # (when the sleep began, delay, CPU wait)
+        self.stopped = False
+
+    async def run(self) -> None:
+        clock, sleep, period, keep = time.perf_counter, asyncio.sleep, self.period, self.samples.append
+        waited = run_delay_reader()
+        while not self.stopped:
+            t, q = clock(), waited()
+            await sleep(period)
+            keep((t, clock() - t - period, waited() - q))
+
+    def between(self, start: float, end: float) -> list[tuple[float, float]]:
+        """(delay, CPU wait) of the sleeps that began in [start, end)."""
+        return [(d, q) for t, d, q in self.samples if start <= t < end]
+
+    def worst(self, start: float, end: float, n: int = WORST) -> list[list[float]]:
+        """The ``n`` largest delays in [start, end): [ms after start, delay ms, CPU wait ms]."""
+        found = sorted(((d, t, q) for t, d, q in self.samples if start <= t < end), reverse=True)[:n]
+        return [[round((t - start) * 1e3, 1), round(d * 1e3, 2), round(q * 1e3, 2)] for d, t, q in found]
+
+
+def run_delay_reader() -> Callable[[], float]:
+    """Seconds the calling thread has waited on a run queue so far (Linux schedstat; 0.0
+    where it cannot be read)."""
+    try:
+        fd = os.open(f"/proc/self/task/{threading.get_native_id()}/schedstat", os.O_RDONLY)
+    except OSError:
+        return lambda: 0.0
+
+    def read() -> float:
+        return int(os.pread(fd, 128, 0).split()[1]) / 1e9
+
+    return read
+
+
+def lag_figures(samples: list[tuple[float, float]], prefix: str = "") -> dict[str, Any]:
+    """Max, p99 and median of the delays, and the same of each delay less its CPU wait (the
+    ``own_`` figures: what the process itself held the loop for)."""
+    if not samples:
+        return {f"{prefix}ticks": 0}
+    out: dict[str, Any] = {f"{prefix}ticks": len(samples)}
+    for name, values in (("", [d for d, _ in samples]), ("own_", [max(0.0, d - q) for d, q in samples])):
+        ordered = sorted(values)
+        out[f"{prefix}{name}lag_max_s"] = ordered[-1]
+        out[f"{prefix}{name}lag_p99_s"] = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
+        out[f"{prefix}{name}lag_p50_s"] = statistics.median(ordered)
+        out[f"{prefix}{name}over_bar"] = sum(v >= LAG_BAR for v in ordered)
+    return out
+
+
+#: What the lag case fetched, kept until its clock stops (as fetchall's rows are elsewhere).
+KEPT: list[Any] = []
+
+
+async def _lagged(spec: dict[str, Any]) -> tuple[float, int, dict[str, Any]]:
+    peer, how, sql = spec["peer"], spec["how"], spec["sql"]
+    if peer == "psycopg":
+        import psycopg
+
+        conn = await psycopg.AsyncConnection.connect(spec["pg_dsn"])
+        cur = conn.cursor()
+
+        async def fetch() -> list[Any]:
+            await cur.execute(sql)
+            return await cur.fetchall()
+
+        async def close() -> None:
+            await cur.close()
+            await conn.close()
+
+    elif how == "to_thread":
+        import fastodbc
+
+        sconn = fastodbc.connect(spec["cs"])
+        scur = sconn.cursor()
+
+        async def fetch() -> list[Any]:
+            return await asyncio.to_thread(lambda: scur.execute(sql).fetchall())
+
+        async def close() -> None:
+            scur.close()
+            sconn.close()
+
+    else:
+        from fastodbc import aio
+
+        aconn = await aio.connect(spec["cs"])
+        acur = aconn.cursor()
+        if how == "fetchall":
+
+            async def fetch() -> list[Any]:
+                await acur.execute(sql)
+                return await acur.fetchall()
+
+        else:
+
+            async def fetch() -> list[Any]:
+                await acur.execute(sql)
+                kept = []
+                keep = kept.append
+                async for row in acur:
+                    keep(row)
+                return kept
+
+        async def close() -> None:
+            await acur.close()
+            await aconn.close()
+
+    ticker = Ticker(spec.get("tick", 0.001))
+    ticking = asyncio.create_task(ticker.run())
+    t_idle = time.perf_counter()
+    await asyncio.sleep(IDLE_S)
+    t0 = time.perf_counter()
+    rows = await fetch()
+    t1 = time.perf_counter()
+    ticker.stopped = True
+    await ticking
+    n = len(rows)
+    KEPT.append(rows)
+    metrics = lag_figures(ticker.between(t0, t1))
+    metrics.update(lag_figures(ticker.between(t_idle, t0), "idle_"))
+    metrics["worst"] = ticker.worst(t0, t1)
+    t2 = time.perf_counter()
+    await close()
+    metrics["close_s"] = time.perf_counter() - t2
+    return t1 - t0, n, metrics
+
+
+def measure_lag(spec: dict[str, Any]) -> dict[str, Any]:
+    c0 = time.process_time()
+    if spec["how"] == "sync":
+        import fastodbc
+
+        conn = fastodbc.connect(spec["cs"])
+        cur = conn.cursor()
+        t0 = time.perf_counter()
+        rows = cur.execute(spec["sql"]).fetchall()
+        seconds = time.perf_counter() - t0
+        n = len(rows)
+        KEPT.append(rows)
+        cur.close()
+        conn.close()
+        metrics: dict[str, Any] = {}
+    else:
+        seconds, n, metrics = asyncio.run(_lagged(spec))
+    metrics["cpu_s"] = time.process_time() - c0
+    KEPT.clear()
+    return {"seconds": seconds, "rows": n, "metrics": metrics}
+
+
+# ---------------------------------------------------------------------------------------------
+# aio_overhead: await cur.execute("SELECT 1") against the sync call
+
+
+def measure_overhead(spec: dict[str, Any]) -> dict[str, Any]:
+    return asyncio.run(_overhead(spec))
+
+
+async def _overhead(spec: dict[str, Any]) -> dict[str, Any]:
+    sql, calls = spec["sql"], spec["calls"]
+    if spec["peer"] == "fastodbc":
+        from fastodbc import aio
+
+        aconn = await aio.connect(spec["cs"])
+        acur = aconn.cursor()
+        # The same connection's sync cursor, called while no async call is running.
+        scur = aconn.sync_connection.cursor()
+
+        async def close() -> None:
+            scur.close()
+            await acur.close()
+            await aconn.close()
+
+    else:
+        import psycopg
+
+        aconn = await psycopg.AsyncConnection.connect(spec["pg_dsn"])
+        sconn = psycopg.connect(spec["pg_dsn"])
+        acur, scur = aconn.cursor(), sconn.cursor()
+
+        async def close() -> None:
+            await aconn.close()
+            sconn.close()
+
+    async def async_exec(n: int) -> None:
+        for _ in range(n):
+            await acur.execute(sql)
+
+    async def async_both(n: int) -> None:
+        for _ in range(n):
+            await acur.execute(sql)
+            await acur.fetchone()
+
+    async def sync_exec(n: int) -> None:
+        for _ in range(n):
+            scur.execute(sql)
+
+    async def sync_both(n: int) -> None:
+        for _ in range(n):
+            scur.execute(sql)
+            scur.fetchone()
+
+    kinds = {"async_both": async_both, "sync_both": sync_both, "async_exec": async_exec, "sync_exec": sync_exec}
+    spent = dict.fromkeys(kinds, 0.0)
+    for fn in kinds.values():  # warm-up: buffers bound, the worker thread running
+        await fn(BLOCK)
+    names = list(kinds)
+    for i in range(max(1, calls // BLOCK)):
+        for name in names[i % 4 :] + names[: i % 4]:
+            t0 = time.perf_counter()
+            await kinds[name](BLOCK)
+            spent[name] += time.perf_counter() - t0
+    done = max(1, calls // BLOCK) * BLOCK
+    per = {k: v / done for k, v in spent.items()}
+    await close()
+    metrics = {f"{k}_s": v for k, v in per.items()}
+    return {"seconds": per["async_both"], "rows": done, "metrics": metrics}
+
+
+def measure(spec: dict[str, Any]) -> dict[str, Any]:
+    gc.collect()
+    op = spec["op"]
+    if op == "pool":
+        return measure_pool(spec)
+    if op == "aio_concurrency":
+        return measure_concurrency(spec)
+    if op == "aio_lag":
+        return measure_lag(spec)
+    if op == "aio_overhead":
+        return measure_overhead(spec)
+    raise ValueError(f"no pool operation {op}")
