@@ -9,8 +9,8 @@ statistics, the process's CPU time per operation). Peers (``peer`` / ``how``):
 
 - ``pool``: fastodbc / cold (``connect``, cursor, ``SELECT 1``, ``fetchone``, ``close``), pool
   (``with pool.connection() as c:`` the same query; a ``ConnectionPool`` of 4, psycopg_pool's
-  default size too), open (a new cursor and the query on one connection kept open); psycopg /
-  cold and pool (``psycopg_pool.ConnectionPool``).
+  default size too; with ``autocommit``: its connections in autocommit), open (a new cursor and
+  the query on one connection kept open); psycopg / cold and pool (``psycopg_pool.ConnectionPool``).
 - ``aio_concurrency``: fastodbc / async (tasks on an ``AsyncConnectionPool``), threads (threads
   on a ``ConnectionPool``), sequential (one thread through that pool), connection (one thread,
   one connection, no pool); psycopg / async and threads (psycopg_pool's two pools).
@@ -80,7 +80,7 @@ def pool_op(spec: dict[str, Any]) -> tuple[Callable[[], None], Callable[[], dict
             return one, nothing, conn.close
         from fastodbc.pool import ConnectionPool
 
-        pool = ConnectionPool(cs, min_size=POOL_MIN)
+        pool = ConnectionPool(cs, min_size=POOL_MIN, kwargs={"autocommit": True} if spec.get("autocommit") else None)
         pool.wait()
 
         def one() -> None:
@@ -321,6 +321,41 @@ def run_delay_reader() -> Callable[[], float]:
     return read
 
 
+class GcTimes:
+    """The cyclic collector's runs (gc.callbacks): when, how long, which generation, on which
+    thread. A collection holds the GIL, so the event loop waits for all of it wherever it runs."""
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[float, float, int, bool]] = []  # (start, seconds, generation, on the loop's thread)
+        self._start: dict[int, float] = {}
+        self._loop_thread = threading.get_ident()
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        now, me = time.perf_counter(), threading.get_ident()
+        if phase == "start":
+            self._start[me] = now
+        elif me in self._start:
+            t = self._start.pop(me)
+            self.runs.append((t, now - t, info["generation"], me == self._loop_thread))
+
+    def stop(self) -> None:
+        gc.callbacks.remove(self._callback)
+
+    def figures(self, start: float, end: float) -> dict[str, Any]:
+        runs = [r for r in self.runs if start <= r[0] < end]
+        if not runs:
+            return {"gc_runs": 0, "gc_max_s": 0.0}
+        longest = max(runs, key=lambda r: r[1])
+        return {
+            "gc_runs": len(runs),
+            "gc_max_s": longest[1],
+            "gc_max_generation": longest[2],
+            "gc_max_on_loop_thread": int(longest[3]),
+            "gc_total_s": sum(r[1] for r in runs),
+        }
+
+
 def lag_figures(samples: list[tuple[float, float]], prefix: str = "") -> dict[str, Any]:
     """Max, p99 and median of the delays, and the same of each delay less its CPU wait (the
     ``own_`` figures: what the process itself held the loop for)."""
@@ -395,6 +430,7 @@ async def _lagged(spec: dict[str, Any]) -> tuple[float, int, dict[str, Any]]:
             await aconn.close()
 
     ticker = Ticker(spec.get("tick", 0.001))
+    collections = GcTimes()
     ticking = asyncio.create_task(ticker.run())
     t_idle = time.perf_counter()
     await asyncio.sleep(IDLE_S)
@@ -403,11 +439,14 @@ async def _lagged(spec: dict[str, Any]) -> tuple[float, int, dict[str, Any]]:
     t1 = time.perf_counter()
     ticker.stopped = True
     await ticking
+    t_end = time.perf_counter()
+    collections.stop()
     n = len(rows)
     KEPT.append(rows)
     metrics = lag_figures(ticker.between(t0, t1))
     metrics.update(lag_figures(ticker.between(t_idle, t0), "idle_"))
     metrics["worst"] = ticker.worst(t0, t1)
+    metrics.update(collections.figures(t0, t_end))
     t2 = time.perf_counter()
     await close()
     metrics["close_s"] = time.perf_counter() - t2
