@@ -102,6 +102,7 @@ class AsyncConnection:
 
     def cursor(self) -> AsyncCursor:
         """A new cursor (its statement is allocated at its first call)."""
+        self._worker.check_usable()
         return AsyncCursor(self, self._sync.cursor())
 
     async def execute(self, sql: str, *params: Any) -> AsyncCursor:

@@ -17,7 +17,7 @@ from ..connection import Connection
 from ..pool.core import PoolCore
 from ..pool.errors import PoolTimeout, is_lost
 from ..pool.slot import Slot
-from ..pool.steps import DriverCall, Steps, probe
+from ..pool.steps import Steps, UserCall, probe
 from ..pool.threads import connect_with, give_back_late
 from ..pool.waiter import FutureWaiter
 from .connection import AsyncConnection, describe
@@ -28,23 +28,38 @@ _names = itertools.count(1)
 
 
 async def run_async(steps: Steps, conn: AsyncConnection) -> bool:
-    """Runs the pool's ``steps`` for ``conn``: driver calls on its thread, callbacks awaited."""
+    """Runs the pool's ``steps`` for ``conn``: its driver calls on the connection's thread, in
+    one hop per run of them (a pool's return is four driver calls), and each callback on the
+    loop, awaited if it is a coroutine function."""
     result: Any = None
     error: BaseException | None = None
+    while True:
+        outcome = await conn._worker.run(_drive, steps, result, error)
+        if not isinstance(outcome, UserCall):
+            return bool(outcome)
+        result, error = None, None
+        try:
+            result = outcome.fn(outcome.arg)
+            if inspect.isawaitable(result):
+                result = await result
+        except Exception as e:  # handed to the step, which decides
+            error = e
+
+
+def _drive(steps: Steps, result: Any, error: BaseException | None) -> Any:
+    """On the connection's thread: the steps' driver calls up to the next callback (returned,
+    for the loop to make) or the end (the steps' answer)."""
     while True:
         try:
             call = steps.throw(error) if error is not None else steps.send(result)
         except StopIteration as stop:
             return bool(stop.value)
+        if isinstance(call, UserCall):
+            return call
         result, error = None, None
         try:
-            if isinstance(call, DriverCall):
-                result = await conn._worker.run(call.fn, *call.args)
-            else:
-                result = call.fn(call.arg)
-                if inspect.isawaitable(result):
-                    result = await result
-        except Exception as e:  # handed to the step, which decides
+            result = call.fn(*call.args)
+        except Exception as e:
             error = e
 
 

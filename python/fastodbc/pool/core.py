@@ -183,7 +183,9 @@ class PoolCore:
                 self._cond.wait(left)
             ready = self._ready >= self.min_size
         if not ready:
-            self.close(5.0)
+            # Connection attempts stuck in the driver are not waited for: their threads are
+            # daemons, and what they connect is closed as the pool is.
+            self.close(0.0)
             raise PoolTimeout(f"pool {self.name!r} initialization incomplete after {timeout:.2f} sec")
 
     def after_fork(self) -> None:
@@ -261,6 +263,8 @@ class PoolCore:
                 if not ok:
                     self._counters["returns_bad"] += 1
                 self._discard_locked(slot)
+                if slot.lost:
+                    self._lost_locked()
                 return
             self._release_locked(slot)
 
@@ -278,12 +282,17 @@ class PoolCore:
         ones are checked too (a restarted server has killed them all)."""
         with self._cond:
             self._out.pop(id(slot.conn), None)
-            if lost:
-                self._counters["connections_lost"] += 1
             self._discard_locked(slot)
-            if lost and not self._checking_idle and self._idle and self._bg is not None:
-                self._checking_idle = True
-                self._bg.soon(self._check_idle_after_loss)
+            if lost:
+                self._lost_locked()
+
+    def _lost_locked(self) -> None:
+        """A connection was found lost: the idle ones are checked (a restarted server has
+        killed them all, and a status read can't tell)."""
+        self._counters["connections_lost"] += 1
+        if not self._checking_idle and self._idle and self._bg is not None:
+            self._checking_idle = True
+            self._bg.soon(self._check_idle_after_loss)
 
     def read_dead_at_checkout(self, slot: Slot) -> bool:
         return slot.liveness in ("probe", "status")

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..connection import Connection
 from ..constants import SQL_DBMS_NAME
+from .errors import is_lost
 from .slot import Slot
 
 __all__ = [
@@ -125,10 +126,12 @@ def return_steps(slot: Slot, reset: Callable[[Any], Any] | None, read_dead: bool
             yield DriverCall(raw.rollback)
         yield DriverCall(slot.restore_state)
         if read_dead and (yield DriverCall(raw._connection_dead)):
+            slot.lost = True
             return False
         if reset is not None:
             yield UserCall(reset, slot.conn)
     except Exception as e:
+        slot.lost = is_lost(e)
         log.warning("pool: discarding a connection that could not be reset: %s", e)
         return False
     return True
