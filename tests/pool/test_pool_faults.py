@@ -270,12 +270,12 @@ def test_server_that_never_answers_still_gives_pool_timeout(db, backend, make_po
         started = time.monotonic()
         pool.close(timeout=2.0)
         assert time.monotonic() - started < 2.0 + TIMEOUT_SLACK_S
-        # wait() that fails closes the pool as close() does (psycopg_pool: 5 s for its threads).
+        # wait() that fails closes the pool, not waiting for threads stuck in the driver.
         other = make_pool(silent, min_size=1, timeout=1.0)
         started = time.monotonic()
         with pytest.raises(PoolTimeout):
             other.wait(timeout=1.0)
-        assert time.monotonic() - started < 1.0 + 5.0 + TIMEOUT_SLACK_S
+        assert time.monotonic() - started < 1.0 + TIMEOUT_SLACK_S
         assert other.closed
     finally:
         stop.set()
