@@ -64,6 +64,7 @@ POSTGRESQL = Profile(
     ),
     # 57P01: "terminating connection due to administrator command", the server's goodbye.
     lost_connection_states=("08", "57P01"),
+    deferred_unique_type="INTEGER UNIQUE DEFERRABLE INITIALLY DEFERRED",
     slow_commit_ddl=(
         "CREATE OR REPLACE FUNCTION {t}_slow() RETURNS trigger LANGUAGE plpgsql AS "
         "$$ BEGIN PERFORM pg_sleep({s}); RETURN NULL; END $$",

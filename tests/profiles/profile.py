@@ -339,6 +339,9 @@ class Profile:
     # what drops it again beside the table.
     slow_commit_ddl: tuple[str, ...] = ()
     slow_commit_cleanup: tuple[str, ...] = ()
+    # A column type whose UNIQUE is checked at COMMIT, so that a COMMIT fails (23xxx);
+    # None: the database checks every constraint at once.
+    deferred_unique_type: str | None = None
     # -- the connection pool (tests/pool, tests/aio)
     # The driver's SQL_ATTR_CONNECTION_DEAD finds a session the server ended (Connector/ODBC
     # pings the server); False: it reports only a loss the driver already saw (psqlODBC), so a

@@ -17,7 +17,7 @@ from ..connection import Connection
 from ..pool.core import PoolCore
 from ..pool.errors import PoolTimeout, is_lost
 from ..pool.slot import Slot
-from ..pool.steps import Steps, UserCall, probe
+from ..pool.steps import CommitFailure, DriverCall, Steps, UserCall, probe
 from ..pool.threads import connect_with, give_back_late
 from ..pool.waiter import FutureWaiter
 from .connection import AsyncConnection, describe
@@ -28,39 +28,57 @@ _names = itertools.count(1)
 
 
 async def run_async(steps: Steps, conn: AsyncConnection) -> bool:
-    """Runs the pool's ``steps`` for ``conn``: its driver calls on the connection's thread, in
-    one hop per run of them (a pool's return is four driver calls), and each callback on the
-    loop, awaited if it is a coroutine function."""
+    """Runs the pool's ``steps`` for ``conn``: driver calls on the connection's thread, a run
+    of them in one hop (a return is four); status reads (``inline``) and callbacks here on the
+    loop, a callback awaited if it is a coroutine function."""
     result: Any = None
     error: BaseException | None = None
-    while True:
-        outcome = await conn._worker.run(_drive, steps, result, error)
-        if not isinstance(outcome, UserCall):
-            return bool(outcome)
-        result, error = None, None
-        try:
-            result = outcome.fn(outcome.arg)
-            if inspect.isawaitable(result):
-                result = await result
-        except Exception as e:  # handed to the step, which decides
-            error = e
-
-
-def _drive(steps: Steps, result: Any, error: BaseException | None) -> Any:
-    """On the connection's thread: the steps' driver calls up to the next callback (returned,
-    for the loop to make) or the end (the steps' answer)."""
     while True:
         try:
             call = steps.throw(error) if error is not None else steps.send(result)
         except StopIteration as stop:
             return bool(stop.value)
-        if isinstance(call, UserCall):
-            return call
         result, error = None, None
+        if isinstance(call, DriverCall) and not call.inline:
+            outcome = await conn._worker.run(_drive_from, steps, call)
+            if not isinstance(outcome, UserCall):
+                return bool(outcome.value)
+            call = outcome
+        try:
+            if isinstance(call, DriverCall):
+                result = call.fn(*call.args)
+            else:
+                result = call.fn(call.arg)
+                if inspect.isawaitable(result):
+                    result = await result
+        except Exception as e:  # handed to the step, which decides
+            error = e
+
+
+class _Ended:
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _drive_from(steps: Steps, call: DriverCall) -> UserCall | _Ended:
+    """On the connection's thread: ``call``, then the steps' next driver calls, up to a
+    callback (returned for the loop to make) or the end."""
+    while True:
+        result: Any = None
+        error: BaseException | None = None
         try:
             result = call.fn(*call.args)
         except Exception as e:
             error = e
+        try:
+            step = steps.throw(error) if error is not None else steps.send(result)
+        except StopIteration as stop:
+            return _Ended(stop.value)
+        if isinstance(step, UserCall):
+            return step
+        call = step
 
 
 class _AsyncFront:
@@ -181,10 +199,13 @@ class AsyncConnectionPool:
 
     async def putconn(self, conn: AsyncConnection) -> None:
         """Takes back a connection from ``getconn`` (reset on its own thread)."""
+        await self._put(conn, None)
+
+    async def _put(self, conn: AsyncConnection, commit: CommitFailure | None) -> None:
         core = self._core
         slot = core.slot_of(conn)
         try:
-            ok = await run_async(core.returning(slot), conn)
+            ok = await run_async(core.returning(slot, commit), conn)
         except BaseException:
             core.discard(slot, lost=False)
             raise
@@ -193,17 +214,20 @@ class AsyncConnectionPool:
     @asynccontextmanager
     async def connection(self, timeout: float | None = None) -> AsyncIterator[AsyncConnection]:
         """``async with pool.connection() as cnxn:``: a connection for the block, which is a
-        transaction: committed when the block ends normally, rolled back when it raises."""
+        transaction: committed when the block ends normally (with the return, in one hop; a
+        failed commit is raised once the connection is back), rolled back when it raises."""
         conn = await self.getconn(timeout)
         try:
-            async with conn:
-                yield conn
+            yield conn
         except BaseException as e:
             if is_lost(e) or conn.broken:
                 self._core.slot_of(conn).lost = True
+            await self._put(conn, None)
             raise
-        finally:
-            await self.putconn(conn)
+        commit = CommitFailure()
+        await self._put(conn, commit)
+        if commit.error is not None:
+            raise commit.error
 
     async def check(self) -> None:
         """A round trip on every idle connection; the ones that fail are replaced."""

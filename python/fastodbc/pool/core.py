@@ -25,7 +25,7 @@ from ..errors import ProgrammingError
 from .background import Background
 from .errors import PoolClosed, PoolTimeout, TooManyRequests
 from .slot import Slot
-from .steps import checkout_steps, configure_steps, return_steps, run_blocking
+from .steps import CommitFailure, checkout_steps, configure_steps, return_steps, run_blocking
 from .waiter import Waiter
 
 __all__ = ["STAT_COUNTERS", "Front", "PoolCore", "PoolTimeout"]
@@ -303,8 +303,8 @@ class PoolCore:
     def checkout(self, slot: Slot) -> Any:
         return checkout_steps(slot, self.check, self.read_dead_at_checkout(slot))
 
-    def returning(self, slot: Slot) -> Any:
-        return return_steps(slot, self.reset, self.read_dead_at_return(slot))
+    def returning(self, slot: Slot, commit: CommitFailure | None = None) -> Any:
+        return return_steps(slot, self.reset, self.read_dead_at_return(slot), commit)
 
     # ----------------------------------------------------------------- maintenance
 

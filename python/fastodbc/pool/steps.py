@@ -22,6 +22,7 @@ from .errors import is_lost
 from .slot import Slot
 
 __all__ = [
+    "CommitFailure",
     "DriverCall",
     "Steps",
     "UserCall",
@@ -37,13 +38,16 @@ log = logging.getLogger("fastodbc.pool")
 
 
 class DriverCall:
-    """``fn(*args)``, a call into the driver."""
+    """``fn(*args)``, a call into the driver. ``inline``: it answers from the driver's memory
+    (a status read), so the async pool makes it where it is instead of hopping to the
+    connection's thread."""
 
-    __slots__ = ("args", "fn")
+    __slots__ = ("args", "fn", "inline")
 
-    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
+    def __init__(self, fn: Callable[..., Any], *args: Any, inline: bool = False) -> None:
         self.fn = fn
         self.args = args
+        self.inline = inline
 
 
 class UserCall:
@@ -100,7 +104,7 @@ def checkout_steps(
 ) -> Steps:
     """Whether ``slot`` may be handed out: the driver does not call it dead, ``check`` passes
     (or, with ``round_trip`` and no ``check``, ``probe``)."""
-    if read_dead and (yield DriverCall(slot.raw._connection_dead)):
+    if read_dead and (yield _dead_read(slot)):
         log.info("pool: discarding a connection the driver reports dead")
         return False
     try:
@@ -114,18 +118,44 @@ def checkout_steps(
     return True
 
 
-def return_steps(slot: Slot, reset: Callable[[Any], Any] | None, read_dead: bool) -> Steps:
-    """A connection coming back: cursors closed, transaction rolled back, state restored,
-    ``reset``; false (discard it) if it is lost or any of that fails."""
+def _dead_read(slot: Slot) -> DriverCall:
+    return DriverCall(slot.raw._connection_dead, inline=slot.liveness == "status")
+
+
+class CommitFailure:
+    """Where ``return_steps`` leaves a failed commit, for the caller to raise once the
+    connection is back (or discarded)."""
+
+    __slots__ = ("error",)
+
+    def __init__(self) -> None:
+        self.error: BaseException | None = None
+
+
+def return_steps(
+    slot: Slot, reset: Callable[[Any], Any] | None, read_dead: bool, commit: CommitFailure | None = None
+) -> Steps:
+    """A connection coming back: committed first if ``commit`` is given (a ``connection()``
+    block that ended normally; a failure is kept there), then cursors closed, transaction
+    rolled back, state restored, ``reset``; false (discard it) if it is lost or any of that
+    fails."""
     raw = slot.raw
     if slot.lost or raw.closed:
         return False
+    if commit is not None and not raw.autocommit:
+        try:
+            yield DriverCall(raw.commit)
+        except Exception as e:
+            commit.error = e
+            slot.lost = is_lost(e)
+            if slot.lost:
+                return False
     try:
         yield DriverCall(raw._close_cursors)
         if not raw.autocommit:
             yield DriverCall(raw.rollback)
         yield DriverCall(slot.restore_state)
-        if read_dead and (yield DriverCall(raw._connection_dead)):
+        if read_dead and (yield _dead_read(slot)):
             slot.lost = True
             return False
         if reset is not None:

@@ -13,7 +13,7 @@ from ..connection import Connection
 from .core import PoolCore
 from .errors import PoolTimeout, is_lost
 from .slot import Slot
-from .steps import probe, run_blocking
+from .steps import CommitFailure, probe, run_blocking
 from .waiter import ThreadWaiter, Waiter
 
 __all__ = ["ConnectionPool", "connect_with", "give_back_late"]
@@ -185,10 +185,13 @@ class ConnectionPool:
     def putconn(self, conn: Connection) -> None:
         """Takes back a connection from ``getconn``: cursors closed, transaction rolled back,
         settings restored, ``reset`` called; a lost or broken one is replaced instead."""
+        self._put(conn, None)
+
+    def _put(self, conn: Connection, commit: CommitFailure | None) -> None:
         core = self._core
         slot = core.slot_of(conn)
         try:
-            ok = run_blocking(core.returning(slot))
+            ok = run_blocking(core.returning(slot, commit))
         except BaseException:
             core.discard(slot, lost=False)
             raise
@@ -197,18 +200,20 @@ class ConnectionPool:
     @contextmanager
     def connection(self, timeout: float | None = None) -> Iterator[Connection]:
         """``with pool.connection() as cnxn:``: a connection for the block, which is a
-        transaction (as psycopg_pool's): committed when the block ends normally, rolled back
-        when it raises."""
+        transaction (as psycopg_pool's): committed when the block ends normally (a failed
+        commit is raised once the connection is back), rolled back when it raises."""
         conn = self.getconn(timeout)
         try:
-            with conn:  # Connection.__exit__: commit, or roll back on an exception
-                yield conn
+            yield conn
         except BaseException as e:
             if is_lost(e):
                 self._core.slot_of(conn).lost = True
+            self._put(conn, None)
             raise
-        finally:
-            self.putconn(conn)
+        commit = CommitFailure()
+        self._put(conn, commit)
+        if commit.error is not None:
+            raise commit.error
 
     def check(self) -> None:
         """A round trip on every idle connection (``check``, else ``check_connection``); the
