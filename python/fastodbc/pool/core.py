@@ -319,7 +319,7 @@ class PoolCore:
                 self._lend_locked(slot, now)
         for slot in slots:
             steps = checkout_steps(slot, self.check, self.read_dead_at_checkout(slot), round_trip=True)
-            ok = run_blocking(steps, self.front.loop)
+            ok = run_blocking(steps, self.front.loop, self.timeout)
             if ok:
                 self.unused(slot)
             else:
@@ -457,7 +457,7 @@ class PoolCore:
         try:
             conn = self.front.wrap(raw)
             slot = Slot(conn, raw, self._generation)
-            run_blocking(configure_steps(slot, self.configure), self.front.loop)
+            run_blocking(configure_steps(slot, self.configure), self.front.loop, self.timeout)
         except BaseException:
             raw.close()
             raise

@@ -63,9 +63,10 @@ class UserCall:
 Steps = Generator["DriverCall | UserCall", Any, bool]
 
 
-def run_blocking(steps: Steps, loop: asyncio.AbstractEventLoop | None = None) -> bool:
+def run_blocking(steps: Steps, loop: asyncio.AbstractEventLoop | None = None, timeout: float | None = None) -> bool:
     """Runs ``steps`` on this thread. A coroutine a callback returns runs on ``loop`` (the async
-    pool's), and this thread waits for it: never call this on that loop's own thread."""
+    pool's), and this thread waits for it, at most ``timeout`` seconds (a stopped loop never
+    runs it): never call this on that loop's own thread."""
     result: Any = None
     error: BaseException | None = None
     while True:
@@ -82,7 +83,11 @@ def run_blocking(steps: Steps, loop: asyncio.AbstractEventLoop | None = None) ->
                 if inspect.isawaitable(result):
                     if loop is None:
                         raise TypeError(f"{call.fn!r} returned an awaitable outside an async pool")
-                    result = asyncio.run_coroutine_threadsafe(_awaited(result), loop).result()
+                    pending = asyncio.run_coroutine_threadsafe(_awaited(result), loop)
+                    try:
+                        result = pending.result(timeout)
+                    finally:
+                        pending.cancel()  # still running after the timeout: stopped
         except Exception as e:  # handed to the step, which decides
             error = e
 
