@@ -89,7 +89,7 @@ def pool_table(results: dict) -> str:
     for c in cases_of(results, "pool"):
         for peer in c["peers"]:
             if med(c, peer) is None:
-                rows.append(error_row(c, peer, 6))
+                rows.append(error_row(c, peer, 7))
                 continue
             cold = COLD_OF.get(peer)
             rows.append(
@@ -100,10 +100,19 @@ def pool_table(results: dict) -> str:
                     f"{1 / med(c, peer):,.0f}",
                     fmt_x(speedup(c, peer, cold)) if cold else "-",
                     us(metric(c, peer, "cpu_s")),
+                    us(metric(c, peer, "cpu_wait_s")),
                 ]
             )
-    head = ["backend", "client", "per operation", "operations/s", "cold connect's time / this", "client CPU"]
-    return table(head, rows, "llrrrr")
+    head = [
+        "backend",
+        "client",
+        "per operation",
+        "operations/s",
+        "cold connect's time / this",
+        "client CPU",
+        "its wait for a CPU",
+    ]
+    return table(head, rows, "llrrrrr")
 
 
 def concurrency_table(results: dict) -> str:
@@ -111,7 +120,7 @@ def concurrency_table(results: dict) -> str:
     for c in cases_of(results, "aio_concurrency"):
         for peer in c["peers"]:
             if med(c, peer) is None:
-                rows.append(error_row(c, peer, 7))
+                rows.append(error_row(c, peer, 8))
                 continue
             q = per_s(c, peer)
             base = per_s(c, THREADS)
@@ -124,10 +133,20 @@ def concurrency_table(results: dict) -> str:
                     f"{q:,.0f}" if q else "-",
                     fmt_x(q / base) if q and base else "-",
                     us(metric(c, peer, "cpu_per_query_s")),
+                    us(metric(c, peer, "cpu_wait_s")),
                 ]
             )
-    head = ["backend", "how", "queries", "time", "queries/s", "throughput / threads'", "process CPU per query"]
-    return table(head, rows, "llrrrrr")
+    head = [
+        "backend",
+        "how",
+        "queries",
+        "time",
+        "queries/s",
+        "throughput / threads'",
+        "process CPU per query",
+        "loop's (or the one thread's) wait for a CPU per query",
+    ]
+    return table(head, rows, "llrrrrrr")
 
 
 def lag_table(results: dict) -> str:
@@ -194,7 +213,7 @@ def overhead_table(results: dict) -> str:
     for c in cases_of(results, "aio_overhead"):
         for peer in c["peers"]:
             if med(c, peer) is None:
-                rows.append(error_row(c, peer, 8))
+                rows.append(error_row(c, peer, 9))
                 continue
             ae, se = metric(c, peer, "async_exec_s"), metric(c, peer, "sync_exec_s")
             ab, sb = metric(c, peer, "async_both_s"), metric(c, peer, "sync_both_s")
@@ -208,6 +227,7 @@ def overhead_table(results: dict) -> str:
                     us(ab),
                     us(sb),
                     us(ab - sb) if ab is not None and sb is not None else "-",
+                    us(metric(c, peer, "cpu_wait_s")),
                 ]
             )
     head = [
@@ -219,8 +239,19 @@ def overhead_table(results: dict) -> str:
         "`await` execute + fetchone",
         "sync execute + fetchone",
         "overhead",
+        "loop thread's wait for a CPU per call",
     ]
-    return table(head, rows, "llrrrrrr")
+    return table(head, rows, "llrrrrrrr")
+
+
+def load_line(results: dict, op: str) -> list[str]:
+    """The host's load average (1 min) at the start and the end of each case of ``op``."""
+    cells = [
+        f"{c['backend']} {c['loadavg'][0]:.1f} → {c['loadavg'][1]:.1f}"
+        for c in cases_of(results, op)
+        if c.get("loadavg")
+    ]
+    return ["", "Load average (1 min) at the start → end of each case: " + ", ".join(cells) + "."] if cells else []
 
 
 # ---------------------------------------------------------------------------------------------
@@ -349,21 +380,25 @@ def section(results: dict) -> list[str]:
         " median; autocommit off: the pools end the transaction, the close drops it)",
         "",
         pool_table(results),
+        *load_line(results, "pool"),
         "",
         "#### 100 concurrent tasks on an `AsyncConnectionPool` of 8 against 100 threads on a `ConnectionPool` of"
         " 8, and sequentially (each query a checkout, `SELECT 1`, `fetchone`, return)",
         "",
         concurrency_table(results),
+        *load_line(results, "aio_concurrency"),
         "",
         "#### Event loop lag while a long result is fetched (a 1 ms ticker task; medians of each repetition's"
         ' figures; "less CPU wait": each delay less the loop thread\'s run-queue wait in it)',
         "",
         lag_table(results),
+        *load_line(results, "aio_lag"),
         "",
         '#### Cost of an `await` per call: `await cur.execute("SELECT 1")` (+ `fetchone`) against the same sync'
         " calls on the same connection, interleaved in blocks of 50 (per call, median)",
         "",
         overhead_table(results),
+        *load_line(results, "aio_overhead"),
         "",
     ]
 

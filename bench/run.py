@@ -500,6 +500,7 @@ def run_cases(cases: list[dict], reps: int, results: dict) -> None:
         labels = [peer_label(p) for p in case["peers"]]
         raw: dict[str, list[dict]] = {lb: [] for lb in labels}
         t0 = time.perf_counter()
+        load0 = os.getloadavg()[0]
         dump_error = dump_objects(case) if "objects" in labels else None
         if case["op"] == "df":
             case["df_check"] = check_df(case)
@@ -529,6 +530,8 @@ def run_cases(cases: list[dict], reps: int, results: dict) -> None:
         entry["peers"] = labels
         entry["results"] = summary
         entry["wall_s"] = time.perf_counter() - t0
+        # The host's load over the case (a shared machine: what the other users ran meanwhile).
+        entry["loadavg"] = [load0, os.getloadavg()[0]]
         results["cases"].append(entry)
         log(report.case_line(entry))
 

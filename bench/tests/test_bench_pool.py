@@ -153,9 +153,11 @@ def test_overhead_is_shown_without_a_bar_and_the_section_only_with_these_cases()
     assert "| sqlite | fastodbc | 60.0 µs | 4.0 µs | 56.0 µs | 120.0 µs | 5.0 µs | 115.0 µs |" in (
         pool_report.overhead_table({"cases": [c]})
     )
+    c["loadavg"] = [1.5, 2.04]
     assert pool_report.section({"cases": []}) == []
     text = "\n".join(pool_report.section({"cases": [c, pool_case("postgresql", 3e-3, 60e-6)]}))
     assert "#### Connection pool and asyncio (issue 20): targets" in text
+    assert "Load average (1 min) at the start → end of each case: sqlite 1.5 → 2.0." in text
     assert "error" not in text
 
 
