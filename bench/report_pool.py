@@ -280,8 +280,11 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
             )
             if y
         ]
-        # A pool costing nothing: SELECT 1 on a connection kept open.
-        bound = speedup(c, OPEN, COLD)
+        # A pool costing nothing: SELECT 1 on a connection kept open, at its fastest repetition
+        # (the most generous bound: "out of reach" only where even that is below the bar; a
+        # median moved with the host's state within one case).
+        fastest = (c["results"].get(OPEN) or {}).get("min_s")
+        bound = med(c, COLD) / fastest if fastest and med(c, COLD) else None
         if bound:
             extra.append(f"bound {fmt_x(bound)}")
         more = f" ({', '.join(extra)})" if extra else ""
@@ -294,7 +297,8 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
             (
                 f"Pool checkout + `SELECT 1` + return ≥ {POOL_BAR:.0f}x faster than a cold connect + `SELECT 1` +"
                 " close (PostgreSQL, MariaDB; the background write-up's pool speedup; autocommit off, the"
-                " default; bound: `SELECT 1` on a connection kept open, a pool costing nothing)",
+                " default; bound: cold connect / `SELECT 1` on a connection kept open at its fastest repetition, a"
+                " pool costing nothing)",
                 "; ".join(figs),
                 verdict_of(statuses, labels, "a cold connect costs less than 72 checkouts of a pool costing nothing"),
             )
