@@ -258,7 +258,8 @@ class PoolCore:
                 return
             now = time.monotonic()
             self._counters["usage_ms"] += int((now - slot.returned) * 1000)
-            keep = ok and not self.closed and slot.pid == os.getpid() and not self._expired(slot, now)
+            # (The pool's pid is this process's: after a fork, `after_fork` renews it.)
+            keep = ok and not self.closed and slot.pid == self._pid and not self._expired(slot, now)
             if not keep:
                 if not ok:
                     self._counters["returns_bad"] += 1

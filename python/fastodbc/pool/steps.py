@@ -147,9 +147,12 @@ def return_steps(
     raw = slot.raw
     if slot.lost or raw.closed:
         return False
-    if commit is not None and not raw.autocommit:
+    # A transaction a COMMIT ended needs no ROLLBACK (a round trip on MariaDB).
+    ended = raw.autocommit
+    if commit is not None and not ended:
         try:
             yield DriverCall(raw.commit)
+            ended = True
         except Exception as e:
             commit.error = e
             slot.lost = is_lost(e)
@@ -157,7 +160,7 @@ def return_steps(
                 return False
     try:
         yield DriverCall(raw._close_cursors)
-        if not raw.autocommit:
+        if not ended:
             yield DriverCall(raw.rollback)
         yield DriverCall(slot.restore_state)
         if read_dead and (yield _dead_read(slot)):

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any
 
@@ -42,6 +41,39 @@ def give_back_late(core: PoolCore, waiter: Waiter) -> None:
         late = None
     if late is not None:
         core.unused(late)
+
+
+class _Lent:
+    """``ConnectionPool.connection()``'s context manager (a class: a checkout is cheaper
+    without contextlib's generator)."""
+
+    __slots__ = ("_conn", "_pool", "_timeout")
+
+    def __init__(self, pool: ConnectionPool, timeout: float | None) -> None:
+        self._pool = pool
+        self._timeout = timeout
+        self._conn: Connection | None = None
+
+    def __enter__(self) -> Connection:
+        self._conn = self._pool.getconn(self._timeout)
+        return self._conn
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        pool = self._pool
+        if exc is not None:
+            if is_lost(exc):
+                pool._core.slot_of(conn).lost = True
+            pool._put(conn, None)
+            return
+        commit = CommitFailure()
+        pool._put(conn, commit)
+        if commit.error is not None:
+            raise commit.error
 
 
 class _ThreadFront:
@@ -197,23 +229,11 @@ class ConnectionPool:
             raise
         core.give_back(slot, ok)
 
-    @contextmanager
-    def connection(self, timeout: float | None = None) -> Iterator[Connection]:
+    def connection(self, timeout: float | None = None) -> _Lent:
         """``with pool.connection() as cnxn:``: a connection for the block, which is a
         transaction (as psycopg_pool's): committed when the block ends normally (a failed
         commit is raised once the connection is back), rolled back when it raises."""
-        conn = self.getconn(timeout)
-        try:
-            yield conn
-        except BaseException as e:
-            if is_lost(e):
-                self._core.slot_of(conn).lost = True
-            self._put(conn, None)
-            raise
-        commit = CommitFailure()
-        self._put(conn, commit)
-        if commit.error is not None:
-            raise commit.error
+        return _Lent(self, timeout)
 
     def check(self) -> None:
         """A round trip on every idle connection (``check``, else ``check_connection``); the
