@@ -35,7 +35,8 @@ def add_parser(sub: Any) -> None:
     e.add_argument("--compression", default=None, help="Parquet / IPC compression (Parquet default: zstd)")
     e.add_argument(
         "--rows-per-file", type=positive, metavar="N",
-        help="split the output into numbered files (OUTPUT's stem-00000.ext, ...) of N rows each",
+        help="split the output into numbered files (OUTPUT's stem-00000.ext, ...) of N rows each; "
+        "the parts of an earlier export to OUTPUT are removed",
     )
     e.add_argument(
         "--max-file-bytes", type=positive, metavar="N",
@@ -76,10 +77,18 @@ def run(args: argparse.Namespace) -> int:
         finally:
             cnxn.close()
 
+    def say_earlier_removed() -> None:
+        if parts.earlier and not args.quiet:
+            first, last = parts.earlier[0], parts.earlier[-1]
+            names = first.name if first == last else f"{first.name} to {last.name}"
+            count = len(parts.earlier)
+            print(f"fastodbc: removed {count} part{'s' * (count > 1)} of an earlier export ({names})", file=sys.stderr)
+
     try:
         rows = cancellable.run(work, tick=progress.show)
     except Interrupted as stop:
         progress.close()
+        say_earlier_removed()
         if not stop.finished:
             # The worker may still write: the files are removed under it, the process ends.
             parts.remove()
@@ -89,10 +98,12 @@ def run(args: argparse.Namespace) -> int:
     except BaseException as e:
         progress.close()
         parts.abandon()
+        say_earlier_removed()
         if isinstance(e, Failure) or not isinstance(e, Exception):
             raise
         raise Failure(code_of(e), str(e)) from e
     progress.close()
+    say_earlier_removed()
     if not args.quiet:
         where = output if not parts.split else f"{len(parts.paths)} files, {parts.paths[0]} to {parts.paths[-1].name}"
         print(f"fastodbc: {rows:,} rows written to {where} ({fmt})", file=sys.stderr)
