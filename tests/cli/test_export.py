@@ -145,3 +145,13 @@ def test_split_export_replaces_the_parts_of_an_earlier_longer_one(backend, curso
     want = cursor.execute(sql).fetch_arrow_table()
     together = pa.concat_tables(read(f, want.schema).cast(want.schema) for f in files)
     assert together.to_pylist() == want.to_pylist()
+
+
+def test_an_output_that_cannot_be_written_exits_1_with_the_reason(backend, orders, tmp_path):
+    # The parts are written on a thread of their own: its error reaches the command.
+    out = tmp_path / "missing-directory" / "orders.parquet"
+    sql = f"SELECT id, city FROM {orders}"
+    for split in ([], ["--rows-per-file", "100"]):
+        done = run("export", backend.connstr, sql, str(out), "--batch-rows", "100", *split)
+        assert done.returncode == 1, done.stderr.decode()
+        assert b"No such file or directory" in done.stderr and b"Traceback" not in done.stderr

@@ -10,8 +10,8 @@ from typing import Any
 from .cancel import Cancellable, Interrupted
 from .connection import CONNECTION_ENV, connection_string, open_connection, split_arguments
 from .exits import EXIT_INTERRUPTED, EXIT_OK, Failure, code_of, positive, usage
-from .formats import FORMAT_NAMES, format_of
-from .parts import OutputParts
+from .formats import FORMAT_NAMES, format_of, preload_writer
+from .parts import OutputParts, WriteBehind
 from .progress import Progress
 
 
@@ -66,12 +66,13 @@ def run(args: argparse.Namespace) -> int:
             cancellable.attach(cursor)
             cursor.execute(query, *args.param)
             reader = cursor.fetch_record_batch(args.batch_rows, args.batch_bytes)
-            for batch in reader:
-                cancellable.check()
-                parts.write(batch)
-                progress.rows += batch.num_rows
-                progress.bytes = parts.bytes
-            parts.close(reader.schema)
+            with WriteBehind(parts) as writer:
+                for batch in reader:
+                    cancellable.check()
+                    writer.write(batch)
+                    progress.rows += batch.num_rows
+                    progress.bytes = parts.bytes
+                writer.close(reader.schema)
             progress.bytes = parts.bytes
             return progress.rows
         finally:
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"fastodbc: removed {count} part{'s' * (count > 1)} of an earlier export ({names})", file=sys.stderr)
 
     try:
-        rows = cancellable.run(work, tick=progress.show)
+        rows = cancellable.run(work, tick=progress.show, meanwhile=lambda: preload_writer(fmt))
     except Interrupted as stop:
         progress.close()
         say_earlier_removed()

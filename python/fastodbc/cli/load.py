@@ -17,7 +17,6 @@ from typing import Any
 
 from ..constants import SQL_IDENTIFIER_QUOTE_CHAR
 from ..errors import Error
-from ..ingest import match_columns
 from .cancel import Cancellable, Interrupted
 from .connection import CONNECTION_ENV, connection_string, open_connection, split_arguments
 from .exits import EXIT_INTERRUPTED, EXIT_OK, Failure, code_of, positive, usage
@@ -161,6 +160,8 @@ def _csv_types(
     into, matched as ingest matches them (``columns``, the same name, else the only one in
     another case); {} when there is no such table. CSV text is then read as what the table
     holds (a NUMERIC(18,4) as decimal128(18, 4), not a float inferred from the first lines)."""
+    from ..ingest import match_columns
+
     types = _table_types(cursor, table, schema)
 
     def of(names: list[str]) -> dict[str, Any]:

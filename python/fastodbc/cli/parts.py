@@ -21,9 +21,12 @@ format's footer; ``--batch-rows`` / ``--batch-bytes`` bound that.
 
 from __future__ import annotations
 
+import queue
 import re
 import sys
+import threading
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from .formats import open_writer
@@ -170,3 +173,60 @@ class OutputParts:
         self.bytes = self._done_bytes
         self._sink.close()
         self._writer = self._sink = None
+
+
+class WriteBehind:
+    """``OutputParts.write`` on a thread of its own, one batch behind the reader, so that
+    building the next batch (fastodbc's reader, the GIL released) and encoding this one
+    (pyarrow's writer, the GIL released) overlap instead of taking turns on one thread. At most
+    two batches are alive, as before: the one being written and the one being built
+    (``write`` hands a batch over only once the previous one is written). Used as a context
+    manager: leaving it, even by an error, waits for the thread, so nothing writes under
+    ``OutputParts.abandon``."""
+
+    def __init__(self, parts: OutputParts):
+        self.parts = parts
+        self._batches: queue.Queue[Any] = queue.Queue()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="fastodbc-cli-write", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            batch = self._batches.get()
+            try:
+                if batch is None:
+                    return
+                if self._error is None:
+                    self.parts.write(batch)
+            except BaseException as e:  # noqa: BLE001 - raised on the reading thread
+                self._error = e
+            finally:
+                self._batches.task_done()
+
+    def write(self, batch: Any) -> None:
+        """Hands ``batch`` over once the previous one is written; raises a write's error."""
+        self._batches.join()
+        self._raise()
+        self._batches.put(batch)
+
+    def close(self, schema: Any) -> None:
+        """Waits for the writes, then ends the last part (``OutputParts.close``)."""
+        self._stop()
+        self._raise()
+        self.parts.close(schema)
+
+    def _stop(self) -> None:
+        if self._thread.is_alive():
+            self._batches.put(None)
+            self._thread.join()
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+    def __enter__(self) -> WriteBehind:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        self._stop()
