@@ -8,7 +8,7 @@ exception classes behave as pyodbc's do.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _native, connstr
 from .connection import Connection
@@ -43,7 +43,6 @@ from .errors import (
     ProgrammingError,
     Warning,
 )
-from .ingest import ColumnMapping, IngestPlan
 
 Row = _native.Row
 #: What ``Cursor.fetch_record_batch`` returns: Arrow record batches of a result (Arrow C stream).
@@ -123,6 +122,20 @@ def drivers() -> list[str]:
 def dataSources() -> dict[str, str]:  # noqa: N802 - pyodbc's name
     """Data source names mapped to their driver descriptions."""
     return dict(_native.data_sources())
+
+
+if TYPE_CHECKING:
+    from .ingest import ColumnMapping, IngestPlan
+
+
+def __getattr__(name: str) -> Any:
+    # The load's types come with fastodbc.ingest when first asked for: a program that never
+    # loads (the command line's export among them) does not import it.
+    if name in ("ColumnMapping", "IngestPlan"):
+        from . import ingest
+
+        return getattr(ingest, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

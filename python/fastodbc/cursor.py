@@ -8,14 +8,14 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from . import _native
-from . import ingest as _ingest
 from .errors import ProgrammingError
-from .ingest import IngestMode, IngestPlan
 
 if TYPE_CHECKING:
     import pandas
     import polars
     import pyarrow
+
+    from .ingest import IngestMode, IngestPlan
 
 __all__ = ["Cursor"]
 
@@ -208,6 +208,8 @@ class Cursor(_native.Cursor):
         ``batch_rows`` / ``batch_bytes``: the most rows and converted bytes sent per
         statement execution (default: what the driver's strategy sends best, 16 MiB).
         """
+        from . import ingest as _ingest
+
         return _ingest.ingest(
             self,
             table,
@@ -225,6 +227,8 @@ class Cursor(_native.Cursor):
         """Loads a Parquet file into ``table`` as ``ingest`` does (same keywords), read a
         batch of ``batch_rows`` (default 65,536) at a time: memory is bounded by the batch,
         not the file. Needs pyarrow (the ``arrow`` extra)."""
+        from . import ingest as _ingest
+
         return _ingest.ingest_parquet(self, table, path, **options)
 
     def ingest_csv(
@@ -240,6 +244,8 @@ class Cursor(_native.Cursor):
         """Loads a CSV file into ``table`` as ``ingest`` does (same keywords), streamed by
         ``pyarrow.csv.open_csv`` with the given pyarrow CSV options (column types as pyarrow
         infers them from the first block unless ``convert_options`` says). Needs pyarrow."""
+        from . import ingest as _ingest
+
         return _ingest.ingest_csv(
             self,
             table,
@@ -262,6 +268,8 @@ class Cursor(_native.Cursor):
         """What ``ingest`` would run for ``data`` (or only its schema: anything with
         ``__arrow_c_schema__`` is read for its schema alone), writing nothing: the column
         mapping and the DROP / CREATE / INSERT statements; ``str(plan)`` describes it."""
+        from . import ingest as _ingest
+
         source = _ingest.source_of(data)
         return _ingest.plan(self, table, source, mode=mode, columns=columns, schema=schema)
 

@@ -179,14 +179,13 @@ class _TypeNames:
         self._cursor.close()
 
 
-def _match(names: list[str], targets: list[str], columns: Mapping[str, str | None] | None) -> list[tuple[int, str]]:
+def match_columns(
+    names: list[str], targets: list[str], columns: Mapping[str, str | None] | None
+) -> tuple[list[tuple[int, str]], list[str]]:
     """(input index, target column) for each input column written: renamed by ``columns``
     (None: skipped), else the target of the same name, else the one of the same name in
-    another case when only one is."""
-    columns = dict(columns or {})
-    unknown = set(columns) - set(names)
-    if unknown:
-        raise ProgrammingError("HY000", f"columns names input columns the input lacks: {sorted(unknown)}")
+    another case when only one is; and the target names wanted that the table lacks."""
+    columns = columns or {}
     by_folded: dict[str, list[str]] = {}
     for t in targets:
         by_folded.setdefault(t.casefold(), []).append(t)
@@ -202,6 +201,16 @@ def _match(names: list[str], targets: list[str], columns: Mapping[str, str | Non
             pairs.append((i, by_folded[want.casefold()][0]))
         else:
             missing.append(want)
+    return pairs, missing
+
+
+def _match(names: list[str], targets: list[str], columns: Mapping[str, str | None] | None) -> list[tuple[int, str]]:
+    """``match_columns``, refusing a mapping of input columns the input lacks, an input
+    column the table has no column for, and no column at all."""
+    unknown = set(columns or {}) - set(names)
+    if unknown:
+        raise ProgrammingError("HY000", f"columns names input columns the input lacks: {sorted(unknown)}")
+    pairs, missing = match_columns(names, targets, columns)
     if missing:
         raise ProgrammingError(
             "42S22",

@@ -119,3 +119,39 @@ def test_drivers_and_python_dash_m(backend):
     )
     assert listed.returncode == 0
     assert backend.driver in listed.stdout.decode().splitlines()
+
+
+def test_split_export_replaces_the_parts_of_an_earlier_longer_one(backend, cursor, orders, tmp_path):
+    # An earlier export made 5 parts; this one makes 3: a glob must not read the earlier 2.
+    out = tmp_path / "orders.parquet"
+    sql = f"SELECT id, city, amount FROM {orders} ORDER BY id"
+    done = run("export", backend.connstr, sql, str(out), "--rows-per-file", "500", "--quiet")
+    assert done.returncode == 0, done.stderr.decode()
+    assert len(parts(out)) == 5
+    # Names that are not parts of OUTPUT, and OUTPUT itself, stay.
+    others = [tmp_path / n for n in ("orders.parquet", "orders-1.parquet", "orders-000004.parquet", "orders-00001.csv")]
+    for other in others:
+        other.write_bytes(b"not a part")
+    # A failed export writes nothing: the earlier parts stay whole.
+    failed = run("export", backend.connstr, "SELECT nosuchcolumn FROM nosuchtable", str(out), "--rows-per-file", "9")
+    assert failed.returncode == 4, failed.stderr.decode()
+    assert [f.name for f in parts(out) if f not in others] == [f"orders-{i:05d}.parquet" for i in range(5)]
+    done = run("export", backend.connstr, sql, str(out), "--rows-per-file", "1000")
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"removed 5 parts of an earlier export (orders-00000.parquet to orders-00004.parquet)" in done.stderr
+    files = [f for f in parts(out) if f not in others]
+    assert [f.name for f in files] == [f"orders-{i:05d}.parquet" for i in range(3)]
+    assert all(f.read_bytes() == b"not a part" for f in others)
+    want = cursor.execute(sql).fetch_arrow_table()
+    together = pa.concat_tables(read(f, want.schema).cast(want.schema) for f in files)
+    assert together.to_pylist() == want.to_pylist()
+
+
+def test_an_output_that_cannot_be_written_exits_1_with_the_reason(backend, orders, tmp_path):
+    # The parts are written on a thread of their own: its error reaches the command.
+    out = tmp_path / "missing-directory" / "orders.parquet"
+    sql = f"SELECT id, city FROM {orders}"
+    for split in ([], ["--rows-per-file", "100"]):
+        done = run("export", backend.connstr, sql, str(out), "--batch-rows", "100", *split)
+        assert done.returncode == 1, done.stderr.decode()
+        assert b"No such file or directory" in done.stderr and b"Traceback" not in done.stderr

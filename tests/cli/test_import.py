@@ -163,3 +163,22 @@ def test_import_exit_codes(backend, connect, table, orders, tmp_path):
     done = run("import", backend.connstr, missing, str(garbage), "--mode", "create")
     assert done.returncode == 5, done.stderr.decode()
 
+
+
+@pytest.mark.parametrize("stdin", [False, True], ids=["file", "stdin"])
+def test_csv_columns_read_as_the_table_columns_of_another_case(backend, connect, table, tmp_path, stdin):
+    # The header's names differ from the table's in case only: matched as ingest matches them,
+    # each CSV column is read as its table column's type, so digits stay text ('007', not 7)
+    # and amounts stay decimals.
+    target = table(f"id INTEGER, code VARCHAR(10), amount {backend.ddl('numeric(18,4)')}", suffix="_target")
+    data = b'ID,Code,AMOUNT\n1,007,1.2500\n2,0100,2\n3,,0.0001\n'
+    source = tmp_path / "codes.csv"
+    source.write_bytes(data)
+    if stdin:
+        done = run("import", backend.connstr, target, "-", "--format", "csv", stdin=data)
+    else:
+        done = run("import", backend.connstr, target, str(source))
+    assert done.returncode == 0, done.stderr.decode()
+    got = fetch(connect, f"SELECT id, code, amount FROM {target} ORDER BY id").to_pylist()
+    assert [(r["id"], r["code"]) for r in got] == [(1, "007"), (2, "0100"), (3, None)]
+    assert [float(r["amount"]) for r in got] == [1.25, 2.0, 0.0001]

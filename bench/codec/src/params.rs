@@ -33,6 +33,7 @@ const SQLITE: BindOptions = BindOptions {
     text: TextEncoding::Utf16,
     timestamp_as_text: true,
     guid_as_text: true,
+    temporal_as_varchar: false,
     time_as_varchar: false,
     refuse_misread_utf16: false,
 };
@@ -42,6 +43,7 @@ const POSTGRESQL: BindOptions = BindOptions {
     time_as_varchar: false,
     refuse_misread_utf16: false,
     guid_as_text: false,
+    temporal_as_varchar: false,
 };
 
 /// The Decimal parameter's value from its `str()`, as fastodbc-py's `decimal_param` does.

@@ -174,6 +174,11 @@ impl<'s> ExecuteMany<'s> {
     ) -> Result<ExecuteMany<'s>> {
         let strategy = stmt.strategy();
         let max_rows = if fast { PARAM_CHUNK_ROWS } else { 1 };
+        // Rows one at a time bind dates natively: the driver keeps nothing of those.
+        let opts = BindOptions {
+            temporal_as_varchar: fast && strategy.temporal_arrays_as_text,
+            ..opts
+        };
         let few_rows = rows_hint.is_some_and(|n| n < array_insert::MIN_ROWS);
         let compiled = strategy.insert == InsertStrategy::CompiledOnce && !few_rows;
         let changes_before = match (compiled, markers) {

@@ -9,7 +9,7 @@ use crate::driver::Strategy;
 use crate::ffi;
 use crate::statement::overread_unit;
 use crate::types::guid;
-use crate::types::temporal::{format_time, format_timestamp};
+use crate::types::temporal::{format_date, format_time, format_timestamp};
 
 /// A parameter value, already converted from the caller's object.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,6 +90,9 @@ pub struct BindOptions {
     pub refuse_misread_utf16: bool,
     /// Send GUIDs as their 36-character text (`Strategy::guid_as_text`).
     pub guid_as_text: bool,
+    /// Send dates and timestamps as text described as SQL_VARCHAR: set by `ExecuteMany` for
+    /// parameter arrays where `Strategy::temporal_arrays_as_text`.
+    pub temporal_as_varchar: bool,
 }
 
 impl BindOptions {
@@ -108,6 +111,7 @@ impl BindOptions {
             time_as_varchar: strategy.time_as_varchar,
             refuse_misread_utf16: strategy.refuse_overread_utf16 && text == TextEncoding::Utf16,
             guid_as_text: strategy.guid_as_text,
+            temporal_as_varchar: false,
         }
     }
 }
@@ -228,7 +232,8 @@ fn build_column(
 ) -> Result<ParamColumn> {
     let n = rows.len();
     let text = opts.text;
-    let ts_text = opts.timestamp_as_text;
+    let temporal_varchar = opts.temporal_as_varchar;
+    let ts_text = opts.timestamp_as_text || temporal_varchar;
     let guid_text = opts.guid_as_text;
     // Describe the column (sizes over all rows), then allocate once and fill.
     let (c_type, sql_type, col_size, digits, elem) = match kind {
@@ -243,7 +248,13 @@ fn build_column(
         Some(ParamKind::Bool) => (ffi::SQL_C_BIT, ffi::SQL_BIT, 1, 0, 1),
         Some(ParamKind::Int) => (ffi::SQL_C_SBIGINT, ffi::SQL_BIGINT, 19, 0, 8),
         Some(ParamKind::Float) => (ffi::SQL_C_DOUBLE, ffi::SQL_DOUBLE, 15, 0, 8),
+        // `-32768-12-31`: 12 bytes at most.
+        Some(ParamKind::Date) if temporal_varchar => (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR, 10, 0, 16),
         Some(ParamKind::Date) => (ffi::SQL_C_TYPE_DATE, ffi::SQL_TYPE_DATE, 10, 0, 6),
+        // 28 bytes at most (a negative year of five digits).
+        Some(ParamKind::Timestamp) if temporal_varchar => {
+            (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR, 26, 0, 32)
+        }
         Some(ParamKind::Timestamp) if ts_text => {
             (ffi::SQL_C_CHAR, ffi::SQL_TYPE_TIMESTAMP, 26, 6, 32)
         }
@@ -410,6 +421,11 @@ fn build_column(
                     out[0] = *b as u8;
                     1
                 }
+                ParamValue::Date(d) if temporal_varchar => {
+                    scratch.clear();
+                    format_date(&mut scratch, d.year, d.month, d.day);
+                    put(out, scratch.as_bytes())
+                }
                 ParamValue::Int(v) => put(out, &v.to_ne_bytes()),
                 ParamValue::Float(v) => put(out, &v.to_ne_bytes()),
                 ParamValue::Date(d) => put(
@@ -513,6 +529,7 @@ mod tests {
         time_as_varchar: false,
         refuse_misread_utf16: false,
         guid_as_text: false,
+        temporal_as_varchar: false,
     };
 
     #[test]
@@ -577,5 +594,47 @@ mod tests {
         ];
         let b = ParamBatch::build(&rows, UTF16, &[]).unwrap();
         assert_eq!(b.columns[0].ind, vec![ffi::SQL_NULL_DATA, 2]);
+    }
+
+    #[test]
+    fn temporal_values_go_as_varchar_text_when_asked() {
+        let ts = ffi::SqlTimestamp {
+            year: -32768,
+            month: 12,
+            day: 31,
+            hour: 23,
+            minute: 59,
+            second: 59,
+            fraction: 999_999_000,
+        };
+        let date = ffi::SqlDate {
+            year: 7,
+            month: 1,
+            day: 2,
+        };
+        let rows = vec![
+            vec![ParamValue::Date(date), ParamValue::Timestamp(ts)],
+            vec![ParamValue::Null, ParamValue::Null],
+        ];
+        let opts = BindOptions {
+            temporal_as_varchar: true,
+            ..UTF16
+        };
+        let mut b = ParamBatch::build(&rows, opts, &[]).unwrap();
+        let mut text = Vec::new();
+        for col in &mut b.columns {
+            assert_eq!(
+                (col.c_type, col.sql_type),
+                (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR)
+            );
+            let len = col.ind[0] as usize;
+            text.push(String::from_utf8(col.bytes_mut()[..len].to_vec()).unwrap());
+            assert_eq!(col.ind[1], ffi::SQL_NULL_DATA);
+        }
+        assert_eq!(text, ["0007-01-02", "-32768-12-31 23:59:59.999999"]);
+        // Native structs otherwise.
+        let b = ParamBatch::build(&rows, UTF16, &[]).unwrap();
+        assert_eq!(b.columns[0].c_type, ffi::SQL_C_TYPE_DATE);
+        assert_eq!(b.columns[1].c_type, ffi::SQL_C_TYPE_TIMESTAMP);
     }
 }

@@ -48,6 +48,10 @@ def _sources(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the command line; returns the exit code. After Ctrl-C it ends the process itself
     (exit code 130), for the reason _end_now gives."""
+    # pyarrow imports numpy, whose OpenBLAS starts a thread per core that spins for a while
+    # (~60 ms of a 2-core host's CPU, beside the export's own threads): the command does no
+    # linear algebra. A value the user set is kept.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         args = _parser().parse_args(argv)
         code = args.run(args)

@@ -59,10 +59,16 @@ class Cancellable:
         if self._stop.is_set():
             raise Interrupted()
 
-    def run(self, work: Callable[[], T], tick: Callable[[], None] = lambda: None) -> T:
+    def run(
+        self,
+        work: Callable[[], T],
+        tick: Callable[[], None] = lambda: None,
+        meanwhile: Callable[[], None] = lambda: None,
+    ) -> T:
         """``work()``'s result, or its error; Interrupted at Ctrl-C, unless the work completed
         anyway (an import committed is reported as such). ``tick`` runs on the main thread
-        about every TICK_S while it waits."""
+        about every TICK_S while it waits; ``meanwhile`` once, as the work starts (what the
+        work will need, prepared while it connects and executes with the GIL released)."""
         outcome: dict[str, Any] = {}
 
         def target() -> None:
@@ -74,6 +80,7 @@ class Cancellable:
         worker = threading.Thread(target=target, name="fastodbc-cli-work", daemon=True)
         worker.start()
         try:
+            meanwhile()
             while worker.is_alive():
                 worker.join(TICK_S)
                 tick()

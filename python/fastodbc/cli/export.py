@@ -10,8 +10,8 @@ from typing import Any
 from .cancel import Cancellable, Interrupted
 from .connection import CONNECTION_ENV, connection_string, open_connection, split_arguments
 from .exits import EXIT_INTERRUPTED, EXIT_OK, Failure, code_of, positive, usage
-from .formats import FORMAT_NAMES, format_of
-from .parts import OutputParts
+from .formats import FORMAT_NAMES, format_of, preload_writer
+from .parts import OutputParts, WriteBehind
 from .progress import Progress
 
 
@@ -35,7 +35,8 @@ def add_parser(sub: Any) -> None:
     e.add_argument("--compression", default=None, help="Parquet / IPC compression (Parquet default: zstd)")
     e.add_argument(
         "--rows-per-file", type=positive, metavar="N",
-        help="split the output into numbered files (OUTPUT's stem-00000.ext, ...) of N rows each",
+        help="split the output into numbered files (OUTPUT's stem-00000.ext, ...) of N rows each; "
+        "the parts of an earlier export to OUTPUT are removed",
     )
     e.add_argument(
         "--max-file-bytes", type=positive, metavar="N",
@@ -65,21 +66,30 @@ def run(args: argparse.Namespace) -> int:
             cancellable.attach(cursor)
             cursor.execute(query, *args.param)
             reader = cursor.fetch_record_batch(args.batch_rows, args.batch_bytes)
-            for batch in reader:
-                cancellable.check()
-                parts.write(batch)
-                progress.rows += batch.num_rows
-                progress.bytes = parts.bytes
-            parts.close(reader.schema)
+            with WriteBehind(parts) as writer:
+                for batch in reader:
+                    cancellable.check()
+                    writer.write(batch)
+                    progress.rows += batch.num_rows
+                    progress.bytes = parts.bytes
+                writer.close(reader.schema)
             progress.bytes = parts.bytes
             return progress.rows
         finally:
             cnxn.close()
 
+    def say_earlier_removed() -> None:
+        if parts.earlier and not args.quiet:
+            first, last = parts.earlier[0], parts.earlier[-1]
+            names = first.name if first == last else f"{first.name} to {last.name}"
+            count = len(parts.earlier)
+            print(f"fastodbc: removed {count} part{'s' * (count > 1)} of an earlier export ({names})", file=sys.stderr)
+
     try:
-        rows = cancellable.run(work, tick=progress.show)
+        rows = cancellable.run(work, tick=progress.show, meanwhile=lambda: preload_writer(fmt))
     except Interrupted as stop:
         progress.close()
+        say_earlier_removed()
         if not stop.finished:
             # The worker may still write: the files are removed under it, the process ends.
             parts.remove()
@@ -89,10 +99,12 @@ def run(args: argparse.Namespace) -> int:
     except BaseException as e:
         progress.close()
         parts.abandon()
+        say_earlier_removed()
         if isinstance(e, Failure) or not isinstance(e, Exception):
             raise
         raise Failure(code_of(e), str(e)) from e
     progress.close()
+    say_earlier_removed()
     if not args.quiet:
         where = output if not parts.split else f"{len(parts.paths)} files, {parts.paths[0]} to {parts.paths[-1].name}"
         print(f"fastodbc: {rows:,} rows written to {where} ({fmt})", file=sys.stderr)

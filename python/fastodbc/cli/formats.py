@@ -7,10 +7,11 @@ CSV follows one convention both ways: NULL is an empty field, an empty string a 
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,22 @@ PARQUET_BATCH_ROWS = 65_536
 def format_of(path: str, given: str | None) -> str | None:
     """``--format``, else the one of the path's extension (None: cannot tell)."""
     return given or FORMATS.get(Path(path).suffix.lower())
+
+
+def preload_writer(fmt: str) -> None:
+    """Imports pyarrow and ``fmt``'s writer (0.1-0.2 s), for the main thread to do while the
+    worker connects and executes; a failed import is left for the worker to meet and report."""
+    try:
+        import pyarrow  # noqa: F401
+
+        if fmt == "parquet":
+            import pyarrow.parquet  # noqa: F401
+        elif fmt == "csv":
+            import pyarrow.csv  # noqa: F401
+        else:
+            import pyarrow.ipc  # noqa: F401
+    except ImportError:
+        pass
 
 
 def open_writer(fmt: str, sink: Any, schema: Any, compression: str | None) -> Any:
@@ -51,11 +68,32 @@ class CountedSource:
     def __init__(self, raw: Any):
         self.raw = raw
         self.bytes = 0
+        # Bytes read ahead of the reader from a source that cannot seek back (stdin).
+        self._ahead = b""
 
     def read(self, size: int = -1) -> bytes:
-        data = self.raw.read(size)
+        if self._ahead:
+            data, self._ahead = (self._ahead, b"") if size < 0 else (self._ahead[:size], self._ahead[size:])
+            if size < 0 or len(data) < size:
+                data += self.raw.read(-1 if size < 0 else size - len(data))
+        else:
+            data = self.raw.read(size)
         self.bytes += len(data)
         return data
+
+    def first_line(self) -> bytes:
+        """The input's first line, left for the reader to read again."""
+        seen = b""
+        while b"\n" not in seen:
+            more = self.raw.read(64 * 1024)
+            if not more:
+                break
+            seen += more
+        if self.raw.seekable():
+            self.raw.seek(0)
+        else:
+            self._ahead = seen
+        return seen.split(b"\n", 1)[0]
 
     def seek(self, offset: int, whence: int = 0) -> int:
         return self.raw.seek(offset, whence)
@@ -92,10 +130,18 @@ class Input:
     total_bytes: int | None = None
 
 
-def open_input(path: str, fmt: str, batch_rows: int | None, csv_types: dict[str, Any] | None = None) -> Input:
+def csv_header(line: bytes) -> list[str]:
+    """The column names of a CSV header line, as pyarrow's reader (its defaults) reads them."""
+    text = line.decode("utf-8-sig").rstrip("\r")
+    return next(csv.reader([text]), [])
+
+
+def open_input(
+    path: str, fmt: str, batch_rows: int | None, csv_types: Callable[[list[str]], dict[str, Any]] | None = None
+) -> Input:
     """Opens ``path`` (``-``: stdin, an Arrow IPC stream or CSV) for reading in batches.
-    ``csv_types``: CSV columns read as these Arrow types (the target table's), the others'
-    types inferred."""
+    ``csv_types``: given a CSV's column names, the Arrow types to read columns as (the target
+    table's); the others' types are inferred."""
     if path == "-":
         source = CountedSource(sys.stdin.buffer)
         size = None
@@ -113,9 +159,8 @@ def open_input(path: str, fmt: str, batch_rows: int | None, csv_types: dict[str,
     if fmt == "csv":
         import pyarrow.csv as pacsv
 
-        convert = pacsv.ConvertOptions(
-            column_types=csv_types or {}, strings_can_be_null=True, quoted_strings_can_be_null=False
-        )
+        types = csv_types(csv_header(source.first_line())) if csv_types else {}
+        convert = pacsv.ConvertOptions(column_types=types, strings_can_be_null=True, quoted_strings_can_be_null=False)
         reader = pacsv.open_csv(source, convert_options=convert)
         return Input(reader.schema, iter(reader), source, total_bytes=size)
     import pyarrow as pa

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             cursor = cnxn.cursor()
             cancellable.attach(cursor)
-            csv_types = _table_types(cursor, table, args.schema, columns) if fmt == "csv" else None
+            csv_types = _csv_types(cursor, table, args.schema, columns) if fmt == "csv" else None
             data = open_input(source, fmt, args.batch_rows, csv_types)
             if args.dry_run:
                 count = "" if data.total_rows is None else f", {data.total_rows:,} rows"
@@ -153,13 +153,27 @@ def _counted(data: Input, progress: Progress, cancellable: Cancellable, failed: 
         raise
 
 
-def _table_types(
+def _csv_types(
     cursor: Any, table: str, schema: str | None, columns: dict[str, str | None] | None
-) -> dict[str, Any]:
-    """The Arrow types of an existing table's columns, by the CSV column names that go into
-    them ({} when there is no such table): CSV text is read as what the table holds (a
-    NUMERIC(18,4) as decimal128(18, 4), not a float inferred from the first lines). Names
-    quoted as ingest quotes them."""
+) -> Callable[[list[str]], dict[str, Any]]:
+    """Given a CSV's column names, the Arrow types of the existing table's columns they go
+    into, matched as ingest matches them (``columns``, the same name, else the only one in
+    another case); {} when there is no such table. CSV text is then read as what the table
+    holds (a NUMERIC(18,4) as decimal128(18, 4), not a float inferred from the first lines)."""
+    from ..ingest import match_columns
+
+    types = _table_types(cursor, table, schema)
+
+    def of(names: list[str]) -> dict[str, Any]:
+        pairs, _ = match_columns(names, list(types), columns)
+        return {names[i]: types[target] for i, target in pairs}
+
+    return of
+
+
+def _table_types(cursor: Any, table: str, schema: str | None) -> dict[str, Any]:
+    """The Arrow types of an existing table's columns by name ({} when there is no such
+    table). Names quoted as ingest quotes them."""
     q = (cursor.connection.getinfo(SQL_IDENTIFIER_QUOTE_CHAR) or "").strip()
 
     def quote(name: str) -> str:
@@ -173,5 +187,4 @@ def _table_types(
     finally:
         # A failed SELECT would leave PostgreSQL's transaction aborted; none is kept open.
         cursor.connection.rollback()
-    by_column = {v: k for k, v in (columns or {}).items() if v is not None}
-    return {by_column.get(field.name, field.name): field.type for field in found}
+    return {field.name: field.type for field in found}

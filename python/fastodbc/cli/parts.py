@@ -8,6 +8,12 @@ each is a whole file of its format (Parquet footer, CSV header, IPC footer). The
 widens past 99,999 parts. A part begins only when a row needs it: an empty result still makes
 part 0, with the schema alone, and no part is ever empty otherwise.
 
+A split export replaces the parts of an earlier one to the same OUTPUT: when it opens its first
+part it removes every file named as a part of OUTPUT (``earlier``), so a glob never reads the
+rows of a longer, earlier export beside its own, nor the parts of an earlier set that its first
+parts overwrote. An export that fails before writing a row leaves them (it wrote nothing);
+OUTPUT itself, and names not of the pattern, are never touched.
+
 ``--max-file-bytes`` is checked after each batch is written (the writers write a batch whole):
 a part ends once it has reached the limit, so it may pass it by up to one encoded batch plus the
 format's footer; ``--batch-rows`` / ``--batch-bytes`` bound that.
@@ -15,8 +21,12 @@ format's footer; ``--batch-rows`` / ``--batch-bytes`` bound that.
 
 from __future__ import annotations
 
+import queue
+import re
 import sys
+import threading
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from .formats import open_writer
@@ -25,6 +35,22 @@ from .formats import open_writer
 def part_path(output: Path, number: int) -> Path:
     """The path of part ``number`` of ``output``."""
     return output.with_name(f"{output.stem}-{number:05d}{output.suffix}")
+
+
+def existing_parts(output: Path) -> list[Path]:
+    """The files beside ``output`` named as its parts, in order."""
+    pattern = re.compile(re.escape(output.stem) + r"-(\d{5,})" + re.escape(output.suffix))
+    found = []
+    try:
+        beside = list(output.parent.iterdir())
+    except FileNotFoundError:  # opening the part says so
+        return []
+    for path in beside:
+        match = pattern.fullmatch(path.name)
+        # Only the names part_path gives: out-000123.parquet is no part.
+        if match and path.name == part_path(output, int(match.group(1))).name and path.is_file():
+            found.append((int(match.group(1)), path))
+    return [path for _, path in sorted(found)]
 
 
 class _CountedSink:
@@ -70,6 +96,8 @@ class OutputParts:
         self.rows_per_file = rows_per_file
         self.max_file_bytes = max_file_bytes
         self.paths: list[Path] = []
+        #: Parts of an earlier export to the same OUTPUT, removed at this one's first part.
+        self.earlier: list[Path] = []
         self.bytes = 0
         self._done_bytes = 0  # of the parts closed
         self._schema: Any = None
@@ -129,6 +157,10 @@ class OutputParts:
         if self.to_stdout:
             self._sink = pa.PythonFile(_CountedSink(sys.stdout.buffer), mode="w")
         else:
+            if self.split and not self.paths:
+                self.earlier = existing_parts(self.output)
+                for stale in self.earlier:
+                    stale.unlink(missing_ok=True)
             path = part_path(self.output, len(self.paths)) if self.split else self.output
             self.paths.append(path)
             self._sink = pa.OSFile(str(path), "wb")
@@ -141,3 +173,60 @@ class OutputParts:
         self.bytes = self._done_bytes
         self._sink.close()
         self._writer = self._sink = None
+
+
+class WriteBehind:
+    """``OutputParts.write`` on a thread of its own, one batch behind the reader, so that
+    building the next batch (fastodbc's reader, the GIL released) and encoding this one
+    (pyarrow's writer, the GIL released) overlap instead of taking turns on one thread. At most
+    two batches are alive, as before: the one being written and the one being built
+    (``write`` hands a batch over only once the previous one is written). Used as a context
+    manager: leaving it, even by an error, waits for the thread, so nothing writes under
+    ``OutputParts.abandon``."""
+
+    def __init__(self, parts: OutputParts):
+        self.parts = parts
+        self._batches: queue.Queue[Any] = queue.Queue()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="fastodbc-cli-write", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            batch = self._batches.get()
+            try:
+                if batch is None:
+                    return
+                if self._error is None:
+                    self.parts.write(batch)
+            except BaseException as e:  # noqa: BLE001 - raised on the reading thread
+                self._error = e
+            finally:
+                self._batches.task_done()
+
+    def write(self, batch: Any) -> None:
+        """Hands ``batch`` over once the previous one is written; raises a write's error."""
+        self._batches.join()
+        self._raise()
+        self._batches.put(batch)
+
+    def close(self, schema: Any) -> None:
+        """Waits for the writes, then ends the last part (``OutputParts.close``)."""
+        self._stop()
+        self._raise()
+        self.parts.close(schema)
+
+    def _stop(self) -> None:
+        if self._thread.is_alive():
+            self._batches.put(None)
+            self._thread.join()
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+    def __enter__(self) -> WriteBehind:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        self._stop()

@@ -82,6 +82,12 @@ pub struct Strategy {
     /// Times (always bound as text) are described as SQL_VARCHAR, which the server converts
     /// as it would the literal, not SQL_TYPE_TIME (`Quirks::refuses_time_fraction`).
     pub time_as_varchar: bool,
+    /// Dates and timestamps of `executemany`'s parameter arrays (and so of a load) are bound
+    /// as text described as SQL_VARCHAR, which the server converts as it would the literal
+    /// (`Quirks::leaks_temporal_param_arrays`: bound natively, a load of 10M rows would keep
+    /// ~850 MB). A single `execute` keeps the native types: nothing leaks there, and
+    /// `SELECT ?` stays a date.
+    pub temporal_arrays_as_text: bool,
     /// `uuid.UUID` parameters go as their 36-character text, not SQL_C_GUID
     /// (`Quirks::misreads_c_guid`).
     pub guid_as_text: bool,
@@ -149,6 +155,7 @@ impl Strategy {
             timestamp_as_text: q.timestamp_param_keeps_millis,
             time_as_varchar: q.refuses_time_fraction,
             guid_as_text: q.misreads_c_guid,
+            temporal_arrays_as_text: q.leaks_temporal_param_arrays,
             plan: PlanOptions {
                 sizes_unreliable: q.sizes_not_limits,
                 recoverable: getdata_in_block || getdata_bound,
@@ -193,6 +200,7 @@ mod tests {
         assert!(!utf8.getdata_in_block && utf8.getdata_bound && utf8.time_as_varchar);
         assert!(utf8.params_as_utf8 && utf8.plan.wide_text_as_utf8);
         assert!(!utf8.plan.wide_text_via_getdata && utf8.guid_as_text && !utf8.refuse_nul);
+        assert!(utf8.temporal_arrays_as_text);
         let latin1 = strategy("libmaodbc.so", GD, "latin1_swedish_ci");
         assert!(!latin1.text_as_utf8 && latin1.narrow_text == NarrowText::SingleByte);
         assert!(!latin1.params_as_utf8 && latin1.refuse_overread_utf16);
@@ -220,6 +228,7 @@ mod tests {
         assert!(pg.prepare_after_changes && pg.check_lost_before_commit && pg.refuse_nul);
         assert!(pg.array_row_count_unknown && !pg.binary_rows_one_by_one);
         assert_eq!(pg.insert, InsertStrategy::ColumnArrays);
+        assert!(!pg.temporal_arrays_as_text);
         assert!(!strategy("psqlodbca.so", GD, "").text_as_utf8);
     }
 
