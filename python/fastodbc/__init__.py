@@ -129,12 +129,17 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    # The load's types come with fastodbc.ingest when first asked for: a program that never
-    # loads (the command line's export among them) does not import it.
+    # What a program may never use loads when first asked for: the load's types with
+    # fastodbc.ingest (the command line's export never imports it), and fastodbc.pool /
+    # fastodbc.aio (plain `import fastodbc` stays free of asyncio and the pool's threads).
     if name in ("ColumnMapping", "IngestPlan"):
         from . import ingest
 
         return getattr(ingest, name)
+    if name in ("aio", "pool"):
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -182,13 +187,3 @@ __all__ = [
     "version",
     *_constant_names,
 ]
-
-
-def __getattr__(name: str) -> Any:
-    # `fastodbc.pool` and `fastodbc.aio` load on first use: plain `import fastodbc` stays
-    # free of asyncio and the pool's threads.
-    if name in ("aio", "pool"):
-        import importlib
-
-        return importlib.import_module(f"{__name__}.{name}")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
