@@ -3,13 +3,15 @@
 Creates a sample database of orders, queries it through fastodbc and prints a few rows and the
 fetch rate, as Python rows and as an Arrow table (with pyarrow installed: the `arrow` extra,
 which `make` installs), then a small aggregate over the Arrow table; then exports the orders to Parquet with the
-`fastodbc` command line and loads the file back into a new table with `Cursor.ingest_parquet`.
-With pyodbc installed it
+`fastodbc` command line and loads the file back into a new table with `Cursor.ingest_parquet`;
+then serves look-ups by key from 50 asyncio tasks sharing an `AsyncConnectionPool` of 4, with
+the event loop's longest stall while they run. With pyodbc installed it
 also times pyodbc on the same query, in the same process.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import decimal
 import os
@@ -110,6 +112,49 @@ def export_and_reload(connstring: str, tmp: str) -> None:
             raise SystemExit(f"reload differs: {copy} != {original}")
 
 
+def pooled_lookups(connstring: str) -> None:
+    """50 tasks x 40 look-ups by key on a pool of 4: each task borrows a connection per look-up
+    (`fastodbc.aio`: the driver's work on each connection's own thread), while a 1 ms ticker
+    measures how long the event loop ever waited."""
+    from fastodbc import aio
+
+    async def run() -> None:
+        async with aio.AsyncConnectionPool(connstring, min_size=4, max_size=4) as pool:
+            await pool.wait()
+            stalls = [0.0]
+            done = asyncio.Event()
+
+            async def ticker() -> None:
+                while not done.is_set():
+                    t = time.perf_counter()
+                    await asyncio.sleep(0.001)
+                    stalls[0] = max(stalls[0], time.perf_counter() - t - 0.001)
+
+            async def customer(task: int) -> float:
+                total = 0.0
+                for i in range(40):
+                    async with pool.connection() as cnxn:
+                        cur = await cnxn.execute("SELECT amount FROM orders WHERE id = ?", task * 40 + i + 1)
+                        total += float(await cur.fetchval())
+                return total
+
+            tick = asyncio.create_task(ticker())
+            started = time.perf_counter()
+            totals = await asyncio.gather(*(customer(t) for t in range(50)))
+            elapsed = time.perf_counter() - started
+            done.set()
+            await tick
+            async with pool.connection() as cnxn:
+                expected = await (await cnxn.execute("SELECT SUM(amount) FROM orders WHERE id <= 2000")).fetchval()
+            if round(sum(totals), 2) != round(float(expected), 2):
+                raise SystemExit(f"pooled look-ups sum {sum(totals)} != {expected}")
+            print(f"\nfastodbc.aio pool: {50 * 40:,} look-ups from 50 tasks on 4 connections in {elapsed:.2f} s "
+                  f"= {50 * 40 / elapsed:,.0f}/s; sum {sum(totals):,.2f}; longest event-loop stall "
+                  f"{stalls[0] * 1000:.1f} ms")
+
+    asyncio.run(run())
+
+
 def timed_fetch(module, connstring: str) -> tuple[float, list]:
     cnxn = module.connect(connstring)
     cursor = cnxn.cursor()
@@ -139,6 +184,7 @@ def main() -> int:
               f"= {len(rows) / elapsed:,.0f} rows/s")
         arrow_path(connstring, len(rows), elapsed)
         export_and_reload(connstring, tmp)
+        pooled_lookups(connstring)
         try:
             import pyodbc
         except ImportError:
