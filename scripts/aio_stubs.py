@@ -172,6 +172,16 @@ def _hand_written(module: Path, runtime: object) -> tuple[list[str], dict[str, l
     return top, classes
 
 
+def _bases(module: Path) -> dict[str, list[str]]:
+    """Each public class's bases, as written."""
+    tree = ast.parse(module.read_text())
+    return {
+        node.name: [ast.unparse(b) for b in node.bases]
+        for node in tree.body
+        if isinstance(node, ast.ClassDef) and not node.name.startswith("_")
+    }
+
+
 def _type_of(value: object) -> str:
     if isinstance(value, type):
         return f"type[{value.__name__}]"
@@ -192,10 +202,12 @@ def render(module: str, async_cls: str, sync_cls: str, extra_imports: str) -> st
 
     mod = importlib.import_module(f"fastodbc.aio.{module}")
     top, classes = _hand_written(PKG / "aio" / f"{module}.py", mod)
+    classes_bases = _bases(PKG / "aio" / f"{module}.py")
     out = [HEADER + extra_imports, ""]
     out += top
     for cls, body in classes.items():
-        out += ["", f"class {cls}:"]
+        bases = f"({', '.join(classes_bases[cls])})" if classes_bases.get(cls) else ""
+        out += ["", f"class {cls}{bases}:"]
         if cls == async_cls:
             import fastodbc
 

@@ -20,24 +20,12 @@ def _normalise(encoding: str) -> str:
     return encoding.lower().replace(" ", "")
 
 
-class Connection(_native.Connection):
+class Connection(errors.WithErrorClasses, _native.Connection):
     """An open ODBC connection (``fastodbc.connect()`` returns one).
 
     As in pyodbc, a connection used as a context manager commits when the block succeeds and
     rolls back when it raises; it is not closed.
     """
-
-    # DB-API 2.0's optional extension: the exception classes, reachable from the connection.
-    Warning = errors.Warning
-    Error = errors.Error
-    InterfaceError = errors.InterfaceError
-    DatabaseError = errors.DatabaseError
-    DataError = errors.DataError
-    OperationalError = errors.OperationalError
-    IntegrityError = errors.IntegrityError
-    InternalError = errors.InternalError
-    ProgrammingError = errors.ProgrammingError
-    NotSupportedError = errors.NotSupportedError
 
     def cursor(self) -> Cursor:
         """A new cursor on this connection."""

@@ -19,6 +19,7 @@ __all__ = [
     "ParameterTypeError",
     "ProgrammingError",
     "Warning",
+    "WithErrorClasses",
 ]
 
 
@@ -78,3 +79,19 @@ class ParameterTypeError(ProgrammingError, TypeError):
     """``executemany`` was given rows that are not in a sequence, an iterator or a generator (a
     set, a dict, a string), or a row that is not a sequence of parameters. A
     ``ProgrammingError`` as in pyodbc, and a ``TypeError`` as Python's own argument checks."""
+
+
+class WithErrorClasses:
+    """DB-API 2.0's optional extension: the exception classes as attributes of a connection
+    (``except cnxn.OperationalError``); a base of ``Connection`` and ``AsyncConnection``."""
+
+    Warning = Warning
+    Error = Error
+    InterfaceError = InterfaceError
+    DatabaseError = DatabaseError
+    DataError = DataError
+    OperationalError = OperationalError
+    IntegrityError = IntegrityError
+    InternalError = InternalError
+    ProgrammingError = ProgrammingError
+    NotSupportedError = NotSupportedError

@@ -36,23 +36,11 @@ _FORWARDED = (
 _OWN = ("cursor", "execute", "close", "autocommit", "searchescape")
 
 
-class AsyncConnection:
+class AsyncConnection(errors.WithErrorClasses):
     """An open connection for asyncio (``await fastodbc.aio.connect(...)``). Its calls run on
     a thread of its own, one at a time; the event loop never waits on the driver.
     ``async with cnxn:`` commits on success and rolls back on error, as the sync connection.
     """
-
-    # DB-API 2.0's optional extension: the exception classes, reachable from the connection.
-    Warning = errors.Warning
-    Error = errors.Error
-    InterfaceError = errors.InterfaceError
-    DatabaseError = errors.DatabaseError
-    DataError = errors.DataError
-    OperationalError = errors.OperationalError
-    IntegrityError = errors.IntegrityError
-    InternalError = errors.InternalError
-    ProgrammingError = errors.ProgrammingError
-    NotSupportedError = errors.NotSupportedError
 
     def __init__(self, connection: Connection, thread: ConnectionThread | None = None) -> None:
         """Wraps an open connection; make it with ``connect`` (or a pool), which also reads

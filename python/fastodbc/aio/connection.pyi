@@ -25,17 +25,7 @@ TABLES: dict[str, tuple[str, ...]]
 async def connect(connstring: str | None=None, /, **kwargs: Any) -> AsyncConnection: ...
 def describe(connection: Connection) -> None: ...
 
-class AsyncConnection:
-    Warning: type[Warning]
-    Error: type[Error]
-    InterfaceError: type[InterfaceError]
-    DatabaseError: type[DatabaseError]
-    DataError: type[DataError]
-    OperationalError: type[OperationalError]
-    IntegrityError: type[IntegrityError]
-    InternalError: type[InternalError]
-    ProgrammingError: type[ProgrammingError]
-    NotSupportedError: type[NotSupportedError]
+class AsyncConnection(errors.WithErrorClasses):
     def __init__(self, connection: Connection, thread: ConnectionThread | None=None) -> None: ...
     @property
     def sync_connection(self) -> Connection: ...
