@@ -17,7 +17,7 @@ from ..connection import Connection
 from ..pool.core import PoolCore
 from ..pool.errors import PoolTimeout, is_lost
 from ..pool.slot import Slot
-from ..pool.steps import CommitFailure, DriverCall, Steps, UserCall, probe
+from ..pool.steps import CommitFailure, DriverCall, Ended, Steps, UserCall, advance, probe
 from ..pool.threads import connect_with, give_back_late
 from ..pool.waiter import FutureWaiter
 from .connection import AsyncConnection, describe
@@ -33,17 +33,12 @@ async def run_async(steps: Steps, conn: AsyncConnection) -> bool:
     loop, a callback awaited if it is a coroutine function."""
     result: Any = None
     error: BaseException | None = None
-    while True:
-        try:
-            call = steps.throw(error) if error is not None else steps.send(result)
-        except StopIteration as stop:
-            return bool(stop.value)
+    while not isinstance(call := advance(steps, result, error), Ended):
         result, error = None, None
         if isinstance(call, DriverCall) and not call.inline:
-            outcome = await conn._worker.run(_drive_from, steps, call)
-            if not isinstance(outcome, UserCall):
-                return bool(outcome.value)
-            call = outcome
+            call = await conn._worker.run(_drive_from, steps, call)
+            if isinstance(call, Ended):
+                break
         try:
             if isinstance(call, DriverCall):
                 result = call.fn(*call.args)
@@ -53,16 +48,10 @@ async def run_async(steps: Steps, conn: AsyncConnection) -> bool:
                     result = await result
         except Exception as e:  # handed to the step, which decides
             error = e
+    return call.value
 
 
-class _Ended:
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-
-def _drive_from(steps: Steps, call: DriverCall) -> UserCall | _Ended:
+def _drive_from(steps: Steps, call: DriverCall) -> UserCall | Ended:
     """On the connection's thread: ``call``, then the steps' next driver calls, up to a
     callback (returned for the loop to make) or the end."""
     while True:
@@ -72,11 +61,8 @@ def _drive_from(steps: Steps, call: DriverCall) -> UserCall | _Ended:
             result = call.fn(*call.args)
         except Exception as e:
             error = e
-        try:
-            step = steps.throw(error) if error is not None else steps.send(result)
-        except StopIteration as stop:
-            return _Ended(stop.value)
-        if isinstance(step, UserCall):
+        step = advance(steps, result, error)
+        if not isinstance(step, DriverCall):
             return step
         call = step
 

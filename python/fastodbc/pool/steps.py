@@ -24,6 +24,8 @@ from .slot import Slot
 __all__ = [
     "CommitFailure",
     "DriverCall",
+    "Ended",
+    "advance",
     "Steps",
     "UserCall",
     "checkout_steps",
@@ -63,17 +65,30 @@ class UserCall:
 Steps = Generator["DriverCall | UserCall", Any, bool]
 
 
+class Ended:
+    """The steps' answer, once they have run to the end."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = bool(value)
+
+
+def advance(steps: Steps, result: Any, error: BaseException | None) -> DriverCall | UserCall | Ended:
+    """Hands the last call's result (or error) to ``steps``: their next call, or ``Ended``."""
+    try:
+        return steps.throw(error) if error is not None else steps.send(result)
+    except StopIteration as stop:
+        return Ended(stop.value)
+
+
 def run_blocking(steps: Steps, loop: asyncio.AbstractEventLoop | None = None, timeout: float | None = None) -> bool:
     """Runs ``steps`` on this thread. A coroutine a callback returns runs on ``loop`` (the async
     pool's), and this thread waits for it, at most ``timeout`` seconds (a stopped loop never
     runs it): never call this on that loop's own thread."""
     result: Any = None
     error: BaseException | None = None
-    while True:
-        try:
-            call = steps.throw(error) if error is not None else steps.send(result)
-        except StopIteration as stop:
-            return bool(stop.value)
+    while not isinstance(call := advance(steps, result, error), Ended):
         result, error = None, None
         try:
             if isinstance(call, DriverCall):
@@ -90,6 +105,7 @@ def run_blocking(steps: Steps, loop: asyncio.AbstractEventLoop | None = None, ti
                         pending.cancel()  # still running after the timeout: stopped
         except Exception as e:  # handed to the step, which decides
             error = e
+    return call.value
 
 
 async def _awaited(awaitable: Any) -> Any:
