@@ -18,7 +18,7 @@ from ..pool.core import PoolCore
 from ..pool.errors import PoolTimeout, is_lost
 from ..pool.slot import Slot
 from ..pool.steps import CommitFailure, DriverCall, Ended, Steps, UserCall, advance, probe
-from ..pool.threads import connect_with, give_back_late
+from ..pool.threads import connect_with
 from ..pool.waiter import FutureWaiter
 from .connection import AsyncConnection, describe
 
@@ -166,7 +166,7 @@ class AsyncConnectionPool:
                 try:
                     slot = await got.wait(deadline, wait)
                 except BaseException:
-                    give_back_late(core, got)
+                    core.abandoned(got)
                     raise
                 finally:
                     core.waited(got, slot)

@@ -243,6 +243,16 @@ class PoolCore:
             else:
                 self._counters["requests_wait_ms"] += int((time.monotonic() - waiter.queued) * 1000)
 
+    def abandoned(self, waiter: Waiter) -> None:
+        """A requester stopped waiting (timed out, interrupted, cancelled): a slot offered to it
+        at that moment goes back to the pool unused."""
+        try:
+            late = waiter.withdraw()
+        except Exception:  # failed with PoolClosed meanwhile: nothing was handed over
+            late = None
+        if late is not None:
+            self.unused(late)
+
     def slot_of(self, conn: Any) -> Slot:
         """The slot of a connection this pool lent out."""
         with self._cond:

@@ -13,9 +13,9 @@ from .core import PoolCore
 from .errors import PoolTimeout, is_lost
 from .slot import Slot
 from .steps import CommitFailure, probe, run_blocking
-from .waiter import ThreadWaiter, Waiter
+from .waiter import ThreadWaiter
 
-__all__ = ["ConnectionPool", "connect_with", "give_back_late"]
+__all__ = ["ConnectionPool", "connect_with"]
 
 _names = itertools.count(1)
 
@@ -30,17 +30,6 @@ def connect_with(
         connect = fastodbc_connect
     args = dict(kwargs or {})
     return lambda: connect(conninfo, **args)
-
-
-def give_back_late(core: PoolCore, waiter: Waiter) -> None:
-    """A requester that stopped waiting (interrupted, cancelled): a slot offered to it at that
-    moment goes back to the pool unused."""
-    try:
-        late = waiter.withdraw()
-    except Exception:
-        late = None
-    if late is not None:
-        core.unused(late)
 
 
 class _Lent:
@@ -197,7 +186,7 @@ class ConnectionPool:
                 try:
                     slot = got.wait(deadline, wait)
                 except BaseException:
-                    give_back_late(core, got)
+                    core.abandoned(got)
                     raise
                 finally:
                     core.waited(got, slot)
