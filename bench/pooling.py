@@ -84,6 +84,14 @@ def pool_peers(backend: str, inner: dict[str, int]) -> list[dict[str, Any]]:
             "inner": inner["warm"],
         },
         {"peer": "fastodbc", "how": "open", "label": "fastodbc open connection", "inner": inner["warm"]},
+        # The pool's floor with autocommit off: the same transaction on a connection kept open
+        # and no pool (the query, then COMMIT: two round trips on PostgreSQL and MariaDB).
+        {
+            "peer": "fastodbc",
+            "how": "open_commit",
+            "label": "fastodbc open connection, commit",
+            "inner": inner["warm"],
+        },
     ]
     if backend == "postgresql":
         peers += [

@@ -142,6 +142,8 @@ def verdict_of(statuses: list[str | None], labels: list[str] | None = None, beyo
         return "met" + partly
     out = [lb for s, lb in zip(statuses, labels or [], strict=False) if s == "out of reach"]
     why = f" ({beyond})" if beyond else ""
+    if all(s == "out of reach" for s in known) and out:
+        return f"out of reach on {', '.join(out)}{why}" + partly
     if all(s in ("met", "out of reach") for s in known):
         if not out:
             return "met where reachable; the rest beyond the ceiling (floor, Python objects)" + partly

@@ -10,7 +10,8 @@ statistics, the process's CPU time per operation). Peers (``peer`` / ``how``):
 - ``pool``: fastodbc / cold (``connect``, cursor, ``SELECT 1``, ``fetchone``, ``close``), pool
   (``with pool.connection() as c:`` the same query; a ``ConnectionPool`` of 4, psycopg_pool's
   default size too; with ``autocommit``: its connections in autocommit), open (a new cursor and
-  the query on one connection kept open); psycopg / cold and pool (``psycopg_pool.ConnectionPool``).
+  the query on one connection kept open), open_commit (the same, then ``commit``: the pool's
+  floor with autocommit off); psycopg / cold and pool (``psycopg_pool.ConnectionPool``).
 - ``aio_concurrency``: fastodbc / async (tasks on an ``AsyncConnectionPool``), threads (threads
   on a ``ConnectionPool``), sequential (one thread through that pool), connection (one thread,
   one connection, no pool); psycopg / async and threads (psycopg_pool's two pools).
@@ -76,6 +77,14 @@ def pool_op(spec: dict[str, Any]) -> tuple[Callable[[], None], Callable[[], dict
 
             def one() -> None:
                 conn.cursor().execute(sql).fetchone()
+
+            return one, nothing, conn.close
+        if how == "open_commit":
+            conn = fastodbc.connect(cs)
+
+            def one() -> None:
+                conn.cursor().execute(sql).fetchone()
+                conn.commit()
 
             return one, nothing, conn.close
         from fastodbc.pool import ConnectionPool

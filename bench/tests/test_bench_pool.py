@@ -63,21 +63,32 @@ def target(results: dict, start: str) -> tuple[str, str]:
 def test_pool_speedup_judged_on_postgresql_and_mariadb_only() -> None:
     fast = {"cases": [pool_case("sqlite", 200e-6, 20e-6), pool_case("postgresql", 3.6e-3, 50e-6)]}
     figure, verdict = target(fast, "Pool checkout")
-    assert (
-        figure == "sq 10.00x: 200.0 µs / 20.0 µs (bound 20.00x), shown; po 72.00x: 3600.0 µs / 50.0 µs (bound 144.00x)"
+    assert figure == (
+        "sq 10.00x: 200.0 µs / 20.0 µs (bound 20.00x, pool / floor 2.00x), shown;"
+        " po 72.00x: 3600.0 µs / 50.0 µs (bound 144.00x, pool / floor 2.00x)"
     )
     assert verdict == "met"
     # MariaDB: even a pool costing nothing (the open connection's 50 µs) would be 30x.
     slow = {"cases": [pool_case("postgresql", 3.6e-3, 60e-6), pool_case("mariadb", 1.5e-3, 100e-6)]}
     figure, verdict = target(slow, "Pool checkout")
-    assert figure.endswith("ma 15.00x: 1500.0 µs / 100.0 µs (bound 30.00x)")
-    assert verdict.startswith("not met; out of reach on ma (a cold connect costs less than 72 checkouts")
+    assert figure.endswith("ma 15.00x: 1500.0 µs / 100.0 µs (bound 30.00x, pool / floor 2.00x)")
+    assert verdict.startswith("not met; out of reach on ma (a cold connect costs less than 72 times the transaction")
     reachable = {"cases": [pool_case("mariadb", 1.5e-3, 100e-6)]}
     reachable["cases"][0]["results"]["fastodbc open connection"] = peer(10e-6)
     assert target(reachable, "Pool checkout")[1] == "not met"
     # The bound takes the open connection's fastest repetition: a slow median is the host's.
     reachable["cases"][0]["results"]["fastodbc open connection"] = peer(60e-6, reps=[60e-6, 70e-6, 20e-6])
-    assert target(reachable, "Pool checkout") == ("ma 15.00x: 1500.0 µs / 100.0 µs (bound 75.00x)", "not met")
+    assert target(reachable, "Pool checkout") == (
+        "ma 15.00x: 1500.0 µs / 100.0 µs (bound 75.00x, pool / floor 1.67x)",
+        "not met",
+    )
+    # With autocommit off the floor is the query and its COMMIT without a pool, where measured:
+    # two round trips bound the pool, not one.
+    committed = {"cases": [pool_case("postgresql", 3.6e-3, 60e-6)]}
+    committed["cases"][0]["results"]["fastodbc open connection, commit"] = peer(55e-6, reps=[55e-6, 52e-6])
+    figure, verdict = target(committed, "Pool checkout")
+    assert figure == "po 60.00x: 3600.0 µs / 60.0 µs (bound 69.23x, pool / floor 1.09x)"
+    assert verdict.startswith("out of reach on po (a cold connect costs less than 72 times")
     peers = {"fastodbc connect": peer(1e-3), "fastodbc ConnectionPool": peer(None)}
     failed = {"cases": [case("pool", "mariadb", peers)]}
     assert target(failed, "Pool checkout") == ("ma -", "not met")

@@ -56,6 +56,7 @@ class Connection(errors.WithErrorClasses, _native.Connection):
         if value != 0 and value < 255:
             raise ValueError("Cannot set maxwrite less than 255 unless setting to 0.")
         self.__dict__["_maxwrite"] = value
+        self._settings_changed()
 
     def _check_open(self) -> None:
         if self.closed:

@@ -2,7 +2,7 @@
 //! (text decoding, parameter encoding, output converters).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use fastodbc_core::plan::DEFAULT_BLOCK_BYTES;
@@ -50,6 +50,9 @@ pub struct Connection {
     pub shared: Arc<ConnShared>,
     autocommit: AtomicBool,
     timeout: AtomicU32,
+    /// Bumped by every setter of what a user may change on the connection, so a pool learns
+    /// with one read whether a connection coming back needs restoring.
+    settings_version: AtomicU64,
 }
 
 impl Connection {
@@ -62,6 +65,10 @@ impl Connection {
 
     pub fn in_manual_commit(&self) -> bool {
         !self.autocommit.load(Ordering::Acquire)
+    }
+
+    fn settings_changed(&self) {
+        self.settings_version.fetch_add(1, Ordering::AcqRel);
     }
 
     pub fn timeout_value(&self) -> u32 {
@@ -205,6 +212,7 @@ impl Connection {
             }),
             autocommit: AtomicBool::new(autocommit),
             timeout: AtomicU32::new(0),
+            settings_version: AtomicU64::new(0),
         })
     }
 
@@ -251,6 +259,7 @@ impl Connection {
 
     #[setter]
     fn set_autocommit(&self, py: Python<'_>, value: bool) -> PyResult<()> {
+        self.settings_changed();
         self.with_conn(py, |c| c.set_autocommit(value))?;
         self.autocommit.store(value, Ordering::Release);
         self.shared.txn_dirty.store(false, Ordering::Release);
@@ -265,6 +274,7 @@ impl Connection {
             (fastodbc_core::ffi::SQL_ATTR_AUTOCOMMIT, AttrValue::Int(v)) => Some(*v != 0),
             _ => None,
         };
+        self.settings_changed();
         self.with_conn(py, |c| c.set_attr(attr, &value))?;
         if let Some(on) = autocommit {
             self.autocommit.store(on, Ordering::Release);
@@ -281,6 +291,7 @@ impl Connection {
 
     #[setter]
     fn set_timeout(&self, value: u32) {
+        self.settings_changed();
         self.timeout.store(value, Ordering::Release);
     }
 
@@ -360,6 +371,19 @@ impl Connection {
         }
     }
 
+    /// A number that changes whenever a setting a user may change does (autocommit, timeout,
+    /// decodings, encoding, fetch_buffer_bytes, read_ahead, output converters, any
+    /// `set_attr`; Python-level settings call `_settings_changed`).
+    #[getter]
+    fn _settings_version(&self) -> u64 {
+        self.settings_version.load(Ordering::Acquire)
+    }
+
+    /// Counts a change of a setting kept in Python (`maxwrite`) in `_settings_version`.
+    fn _settings_changed(&self) {
+        self.settings_changed();
+    }
+
     /// `str` parameters are sent as UTF-16 (else UTF-8).
     fn _get_encoding(&self, py: Python<'_>) -> bool {
         matches!(
@@ -372,6 +396,7 @@ impl Connection {
     /// "utf8", "utf16" or "codec" (narrow bytes decoded by the named Python codec).
     fn _set_decoding(&self, py: Python<'_>, wide: bool, kind: &str, name: &str) {
         let codec = parse_codec(kind, name);
+        self.settings_changed();
         let mut s = lock(py, &self.shared.settings);
         if wide {
             s.decoding.wchar = codec;
@@ -397,6 +422,7 @@ impl Connection {
 
     /// Parameter text as UTF-16 (`wide=True`, SQL_C_WCHAR) or UTF-8 (SQL_C_CHAR).
     fn _set_encoding(&self, py: Python<'_>, wide: bool) {
+        self.settings_changed();
         lock(py, &self.shared.settings).encoding = if wide {
             TextEncoding::Utf16
         } else {
@@ -412,6 +438,7 @@ impl Connection {
 
     #[setter]
     fn set_fetch_buffer_bytes(&self, py: Python<'_>, value: usize) {
+        self.settings_changed();
         lock(py, &self.shared.settings).block_bytes = value.max(1);
     }
 
@@ -424,11 +451,13 @@ impl Connection {
 
     #[setter]
     fn set_read_ahead(&self, py: Python<'_>, value: bool) {
+        self.settings_changed();
         lock(py, &self.shared.settings).read_ahead = value;
     }
 
     /// Registers `func(raw: bytes) -> object` for values of SQL type `sqltype`.
     fn add_output_converter(&self, py: Python<'_>, sqltype: i16, func: PyObject) {
+        self.settings_changed();
         if func.is_none(py) {
             lock(py, &self.shared.converters).remove(&sqltype);
         } else {
@@ -438,6 +467,7 @@ impl Connection {
 
     /// Removes the output converter of `sqltype`, if any.
     fn remove_output_converter(&self, py: Python<'_>, sqltype: i16) {
+        self.settings_changed();
         lock(py, &self.shared.converters).remove(&sqltype);
     }
 
@@ -458,6 +488,7 @@ impl Connection {
 
     /// Removes every output converter.
     fn clear_output_converters(&self, py: Python<'_>) {
+        self.settings_changed();
         lock(py, &self.shared.converters).clear();
     }
 }

@@ -29,7 +29,7 @@ _names = itertools.count(1)
 
 async def run_async(steps: Steps, conn: AsyncConnection) -> bool:
     """Runs the pool's ``steps`` for ``conn``: driver calls on the connection's thread, a run
-    of them in one hop (a return is four); status reads (``inline``) and callbacks here on the
+    of them in one hop (a return is one or two); status reads (``inline``) and callbacks here on the
     loop, a callback awaited if it is a coroutine function."""
     result: Any = None
     error: BaseException | None = None

@@ -116,7 +116,10 @@ class PoolCore:
         self.reset = reset
         self.name = name
         self._num_workers = num_workers
-        self._cond = threading.Condition(threading.Lock())
+        # Entered as the bare lock (a Condition's `with` is a Python-level call); waits and
+        # notifications go through the condition on the same lock.
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         self._fresh_state()
         self.opened = False
         self.closed = True
@@ -139,7 +142,7 @@ class PoolCore:
     # ----------------------------------------------------------------- life cycle
 
     def open(self) -> None:
-        with self._cond:
+        with self._lock:
             if self.opened:
                 if self.closed:
                     raise PoolClosed(f"pool {self.name!r} was closed and cannot be opened again")
@@ -151,7 +154,7 @@ class PoolCore:
 
     def close(self, timeout: float) -> None:
         """Closes idle connections now, the ones out when they come back."""
-        with self._cond:
+        with self._lock:
             if self.closed:
                 return
             self.closed = True
@@ -173,7 +176,7 @@ class PoolCore:
     def wait(self, timeout: float) -> None:
         """Until ``min_size`` connections are ready; else closes the pool, ``PoolTimeout``."""
         deadline = time.monotonic() + timeout
-        with self._cond:
+        with self._lock:
             self._check_open_locked()
             self._running_locked()
             while self._ready < self.min_size:
@@ -193,7 +196,8 @@ class PoolCore:
         connections are forgotten unclosed (fastodbc never disconnects a parent's session
         from a child) and the pool starts over at its first use in the child (a child that
         never uses it opens nothing)."""
-        self._cond = threading.Condition(threading.Lock())
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         opened, closed = self.opened, self.closed
         self._fresh_state()
         self.opened, self.closed = opened, closed
@@ -209,7 +213,7 @@ class PoolCore:
 
     def acquire(self, make_waiter: Callable[[], Waiter]) -> Slot | Waiter:
         """An idle slot (now out), or a waiter queued for the next one."""
-        with self._cond:
+        with self._lock:
             self._check_open_locked()
             self._running_locked()
             self._counters["requests_num"] += 1
@@ -233,7 +237,7 @@ class PoolCore:
 
     def waited(self, waiter: Waiter, slot: Slot | None) -> None:
         """A waiter is done: ``slot`` if it got one, None if it timed out or was cancelled."""
-        with self._cond:
+        with self._lock:
             try:
                 self._waiting.remove(waiter)
             except ValueError:
@@ -255,7 +259,7 @@ class PoolCore:
 
     def slot_of(self, conn: Any) -> Slot:
         """The slot of a connection this pool lent out."""
-        with self._cond:
+        with self._lock:
             slot = self._out.get(id(conn))
         if slot is None or slot.conn is not conn:
             raise ProgrammingError(f"can't return a connection to pool {self.name!r}: it did not come from it")
@@ -263,7 +267,7 @@ class PoolCore:
 
     def give_back(self, slot: Slot, ok: bool) -> None:
         """A slot back from a user (after ``return_steps``) or from a failed checkout."""
-        with self._cond:
+        with self._lock:
             if self._out.pop(id(slot.conn), None) is None:
                 return
             now = time.monotonic()
@@ -281,7 +285,7 @@ class PoolCore:
 
     def unused(self, slot: Slot) -> None:
         """A slot handed to a requester that stopped waiting: back to the pool as it is."""
-        with self._cond:
+        with self._lock:
             self._out.pop(id(slot.conn), None)
             if self.closed:
                 self._discard_locked(slot)
@@ -291,7 +295,7 @@ class PoolCore:
     def discard(self, slot: Slot, lost: bool) -> None:
         """A slot out that must not be used again: closed, replaced; if ``lost``, the idle
         ones are checked too (a restarted server has killed them all)."""
-        with self._cond:
+        with self._lock:
             self._out.pop(id(slot.conn), None)
             self._discard_locked(slot)
             if lost:
@@ -322,7 +326,7 @@ class PoolCore:
     def check_idle(self) -> None:
         """A round trip (``check``, else ``probe``) on every idle connection, taken out while
         it runs; the ones that fail are replaced."""
-        with self._cond:
+        with self._lock:
             slots = list(self._idle)
             self._idle.clear()
             now = time.monotonic()
@@ -340,11 +344,11 @@ class PoolCore:
         try:
             self.check_idle()
         finally:
-            with self._cond:
+            with self._lock:
                 self._checking_idle = False
 
     def drain(self) -> None:
-        with self._cond:
+        with self._lock:
             self._check_open_locked()
             self._generation += 1
             idle = list(self._idle)
@@ -357,14 +361,14 @@ class PoolCore:
             max_size = max(min_size, 1)
         if min_size < 0 or max_size < 1 or max_size < min_size:
             raise ValueError(f"need 0 <= min_size <= max_size and max_size >= 1, got {min_size}, {max_size}")
-        with self._cond:
+        with self._lock:
             self.min_size, self.max_size = min_size, max_size
             while self._idle and self._nconns > max_size:
                 self._discard_locked(self._idle.popleft())
             self._grow_locked()
 
     def stats(self, reset: bool) -> dict[str, int]:
-        with self._cond:
+        with self._lock:
             out = {
                 "pool_min": self.min_size,
                 "pool_max": self.max_size,
@@ -379,12 +383,12 @@ class PoolCore:
 
     def _schedule_housekeeping(self) -> None:
         interval = min(max(min(self.max_idle, self.max_lifetime) / 4, 0.05), 30.0)
-        with self._cond:
+        with self._lock:
             if self._bg is not None:
                 self._bg.later(interval, self._housekeeping)
 
     def _housekeeping(self) -> None:
-        with self._cond:
+        with self._lock:
             if self.closed:
                 return
             now = time.monotonic()
@@ -413,7 +417,7 @@ class PoolCore:
 
     def _connect(self, first_failure: float | None, backoff: float) -> None:
         if self.closed:
-            with self._cond:
+            with self._lock:
                 self._nconns -= 1
                 self._connecting -= 1
             return
@@ -423,7 +427,7 @@ class PoolCore:
         except Exception as e:
             self._connect_failed(e, first_failure, backoff)
             return
-        with self._cond:
+        with self._lock:
             self._counters["connections_num"] += 1
             self._counters["connections_ms"] += int((time.monotonic() - start) * 1000)
             self._connecting -= 1
@@ -443,7 +447,7 @@ class PoolCore:
     def _connect_failed(self, error: Exception, first_failure: float | None, backoff: float) -> None:
         now = time.monotonic()
         first = now if first_failure is None else first_failure
-        with self._cond:
+        with self._lock:
             self._counters["connections_errors"] += 1
             give_up = self.closed or now - first >= self.reconnect_timeout
             if give_up:

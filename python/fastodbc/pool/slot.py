@@ -28,6 +28,7 @@ class Slot:
         "raw",
         "returned",
         "state",
+        "state_version",
     )
 
     def __init__(self, conn: Any, raw: Connection, generation: int) -> None:
@@ -39,6 +40,7 @@ class Slot:
         self.lifetime_share = random.uniform(0.95, 1.0)
         self.pid = os.getpid()
         self.state: SessionState | None = None
+        self.state_version = -1
         # When SQL_ATTR_CONNECTION_DEAD is worth reading ("probe", "status", "unknown").
         self.liveness = raw._liveness
         # An error that means the session is gone passed through it while it was out.
@@ -46,10 +48,25 @@ class Slot:
 
     def remember_state(self) -> None:
         self.state = SessionState.read(self.raw)
+        self.state_version = self.raw._settings_version
 
     def restore_state(self) -> None:
-        if self.state is not None:
+        """Puts back the remembered state, if a setting changed since (one read when none did:
+        the common return)."""
+        if self.state is not None and self.raw._settings_version != self.state_version:
             self.state.restore(self.raw)
+            self.state_version = self.raw._settings_version
+
+    def tidy(self, ended: bool, read_dead: bool) -> bool:
+        """What a return does on the driver, in one call (one hop to the connection's thread
+        under asyncio): cursors closed, the transaction rolled back unless ``ended``, the state
+        restored; then whether the driver reports the connection dead (read if ``read_dead``)."""
+        raw = self.raw
+        raw._close_cursors()
+        if not ended:
+            raw.rollback()
+        self.restore_state()
+        return read_dead and raw._connection_dead()
 
     def age(self, now: float) -> float:
         return now - self.created

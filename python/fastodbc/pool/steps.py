@@ -175,11 +175,7 @@ def return_steps(
             if slot.lost:
                 return False
     try:
-        yield DriverCall(raw._close_cursors)
-        if not ended:
-            yield DriverCall(raw.rollback)
-        yield DriverCall(slot.restore_state)
-        if read_dead and (yield _dead_read(slot)):
+        if (yield DriverCall(slot.tidy, ended, read_dead)):
             slot.lost = True
             return False
         if reset is not None:
