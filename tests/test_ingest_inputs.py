@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import os
+import subprocess
+import sys
 import threading
 
 import pyarrow as pa
@@ -199,6 +202,42 @@ def test_parquet_and_csv_files_stream_in_batches(backend, cursor, table, tmp_pat
     read = pacsv.read_csv(tmp_path / "in.csv")
     got = cursor.execute(f"SELECT id, name FROM {csv_name} ORDER BY id").fetchall()
     assert [tuple(r) for r in got] == list(zip(read["id"].to_pylist(), read["name"].to_pylist(), strict=True))
+
+
+# Reads a Parquet file the way ingest_parquet does, dropping each batch; prints the peak RSS
+# above the RSS before the first batch, in MB.
+READ_PARQUET = """
+import os, resource, sys
+from fastodbc.ingest import open_parquet, parquet_row_groups
+f = open_parquet(sys.argv[1])
+with open("/proc/self/statm") as statm:
+    before = int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+for batch in parquet_row_groups(f, 16_384):
+    del batch
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before) / 2**20)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/statm")
+def test_parquet_read_memory_does_not_follow_the_file(tmp_path):
+    """Issue 19: peak memory flat in the file's size. A file of 8 row groups against one of the
+    same row group, each read in a fresh process; mimalloc's timed purge turned off, so what
+    the reader gives back is what it releases itself (before: 35 -> 79 MB; after: 31 -> 31)."""
+    rows = 25_000
+    text = [os.urandom(50 + i % 100).hex() for i in range(rows)]  # incompressible
+    group = pa.table({"i": pa.array(range(rows), pa.int64()), "s": text})
+    peaks = []
+    for groups in (1, 8):
+        path = tmp_path / f"g{groups}.parquet"
+        pq.write_table(pa.concat_tables([group] * groups), path, row_group_size=rows)
+        env = dict(os.environ, MIMALLOC_PURGE_DELAY="100000", PYTHONPATH=os.pathsep.join(sys.path))
+        out = subprocess.run(
+            [sys.executable, "-c", READ_PARQUET, str(path)], env=env, capture_output=True, text=True, timeout=120
+        )
+        assert out.returncode == 0, out.stderr
+        peaks.append(float(out.stdout))
+    one, eight = peaks
+    assert eight <= 1.25 * one + 5, f"peak ΔRSS {one:.1f} MB for one row group, {eight:.1f} MB for eight"
 
 
 def test_an_input_is_read_once(backend, cursor, table):

@@ -149,11 +149,9 @@ def open_input(
         source = CountedSource(open(path, "rb"))  # noqa: SIM115 - closed by the caller
         size = os.fstat(source.raw.fileno()).st_size
     if fmt == "parquet":
-        import pyarrow.parquet as pq
+        from ..ingest import open_parquet, parquet_row_groups
 
-        from ..ingest import parquet_row_groups
-
-        parquet = pq.ParquetFile(source)
+        parquet = open_parquet(source)
         batches = parquet_row_groups(parquet, batch_rows or PARQUET_BATCH_ROWS)
         return Input(parquet.schema_arrow, batches, source, total_rows=parquet.metadata.num_rows)
     if fmt == "csv":
