@@ -1,7 +1,5 @@
 """``python -m fastodbc``: the ``fastodbc`` command line (``fastodbc.cli``)."""
 
-import sys
+from .cli import run
 
-from .cli import main
-
-sys.exit(main())
+run()
