@@ -72,7 +72,12 @@ def run(args: argparse.Namespace) -> int:
                     writer.write(batch)
                     progress.rows += batch.num_rows
                     progress.bytes = parts.bytes
-                writer.close(reader.schema)
+                schema = reader.schema
+                # Every row is read: the driver frees its copy of the result (psqlODBC and
+                # sqliteodbc keep all of it, millions of small blocks: 50-100 ms) while the
+                # last batch is still being written, not after.
+                cnxn.close()
+                writer.close(schema)
             progress.bytes = parts.bytes
             return progress.rows
         finally:
