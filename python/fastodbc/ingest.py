@@ -397,6 +397,9 @@ def _undo(cursor: Cursor, p: IngestPlan, created: bool, committed: bool) -> None
         pass  # the load's own error says what went wrong; the connection may be lost
 
 
+#: Rows per batch read from a Parquet file when the caller does not say (pyarrow's default).
+PARQUET_BATCH_ROWS = 65_536
+
 #: The read buffer of each column chunk of a Parquet file (``ParquetFile``'s ``buffer_size``).
 PARQUET_READ_BUFFER = 1 << 20
 
@@ -413,10 +416,10 @@ def open_parquet(source: Any) -> Any:
 def parquet_batches(path: Any, batch_rows: int | None) -> tuple[Any, Iterator[Any]]:
     """The schema and record batches of a Parquet file, read a batch at a time."""
     f = open_parquet(path)
-    return f.schema_arrow, parquet_row_groups(f, batch_rows or 65_536)
+    return f.schema_arrow, parquet_row_groups(f, batch_rows)
 
 
-def parquet_row_groups(f: Any, batch_rows: int) -> Iterator[Any]:
+def parquet_row_groups(f: Any, batch_rows: int | None) -> Iterator[Any]:
     """The batches of an open ``pyarrow.parquet.ParquetFile``, read one row group at a time:
     ``iter_batches`` over the whole file holds about twice the memory (pre-buffered reads across
     row groups), so memory would follow the file, not its row groups.
@@ -432,7 +435,9 @@ def parquet_row_groups(f: Any, batch_rows: int) -> Iterator[Any]:
 
     pool = pa.default_memory_pool()
     for group in range(f.num_row_groups):
-        for batch in f.iter_batches(batch_size=batch_rows, row_groups=[group], use_threads=False):
+        for batch in f.iter_batches(
+            batch_size=batch_rows or PARQUET_BATCH_ROWS, row_groups=[group], use_threads=False
+        ):
             yield batch
             del batch
             pool.release_unused()

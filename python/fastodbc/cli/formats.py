@@ -20,9 +20,6 @@ FORMATS = {
 }
 FORMAT_NAMES = ("parquet", "csv", "arrow")
 
-#: Rows per batch read from a Parquet file when --batch-rows does not say (pyarrow's default).
-PARQUET_BATCH_ROWS = 65_536
-
 
 def format_of(path: str, given: str | None) -> str | None:
     """``--format``, else the one of the path's extension (None: cannot tell)."""
@@ -152,7 +149,7 @@ def open_input(
         from ..ingest import open_parquet, parquet_row_groups
 
         parquet = open_parquet(source)
-        batches = parquet_row_groups(parquet, batch_rows or PARQUET_BATCH_ROWS)
+        batches = parquet_row_groups(parquet, batch_rows)
         return Input(parquet.schema_arrow, batches, source, total_rows=parquet.metadata.num_rows)
     if fmt == "csv":
         import pyarrow.csv as pacsv
