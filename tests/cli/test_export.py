@@ -5,15 +5,17 @@ for usage, connection, SQL and data errors, with no partial file left behind."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from profiles import backends_where
 
-from .conftest import ORDERS
+from .conftest import COLUMNS, ORDERS
 from .files import SUFFIXES, parts, read
 from .invocation import run
 
@@ -155,3 +157,38 @@ def test_an_output_that_cannot_be_written_exits_1_with_the_reason(backend, order
         done = run("export", backend.connstr, sql, str(out), "--batch-rows", "100", *split)
         assert done.returncode == 1, done.stderr.decode()
         assert b"No such file or directory" in done.stderr and b"Traceback" not in done.stderr
+
+
+def test_parquet_keeps_a_dictionary_only_where_values_repeat(backend, cursor, tmp_path):
+    # One row group of 30,000 rows, uncompressed so that page sizes are the values' own: `i`
+    # is all distinct, and its dictionary stops at 64 KiB (pyarrow's default, 1 MiB, would hold
+    # all of it, 120-240 KB) with the rest written plain; `k` has five values and stays
+    # dictionary-encoded throughout (a few bits a value).
+    n = 30_000
+    sql = f"SELECT i, i % 5 AS k FROM ({backend.series(n)}) s ORDER BY i"
+    out = tmp_path / "series.parquet"
+    done = run("export", backend.connstr, sql, str(out), "--batch-rows", str(n), "--compression", "none")
+    assert done.returncode == 0, done.stderr.decode()
+    assert read(out, None).to_pylist() == cursor.execute(sql).fetch_arrow_table().to_pylist()
+    group = pq.ParquetFile(out).metadata.row_group(0)
+    assert group.num_rows == n
+    distinct, repeated = group.column(0), group.column(1)
+    assert distinct.has_dictionary_page and repeated.has_dictionary_page
+    dictionary_bytes = distinct.data_page_offset - distinct.dictionary_page_offset
+    assert 32 * 1024 < dictionary_bytes < 80 * 1024, dictionary_bytes
+    assert distinct.total_uncompressed_size > n * 4  # the values after the dictionary: plain
+    assert repeated.total_uncompressed_size < n // 2, repeated.total_uncompressed_size
+
+
+@pytest.mark.skipif(importlib.util.find_spec("numpy") is None, reason="numpy is not installed here")
+def test_the_command_does_not_import_numpy(backend, orders, tmp_path):
+    # pyarrow imports numpy when it can, and the command never needs it. Python lists every
+    # import on stderr with PYTHONPROFILEIMPORTTIME.
+    out = tmp_path / "orders.parquet"
+    sql = f"SELECT {COLUMNS} FROM {orders}"
+    done = run("export", backend.connstr, sql, str(out), env={"PYTHONPROFILEIMPORTTIME": "1"})
+    assert done.returncode == 0, done.stderr.decode()
+    imported = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.decode().splitlines() if "|" in line]
+    assert "pyarrow.parquet" in imported
+    assert not [name for name in imported if name.split(".")[0] == "numpy"]
+    assert pq.read_table(out).num_rows == ORDERS

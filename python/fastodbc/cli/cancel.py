@@ -47,11 +47,13 @@ class Cancellable:
         #: under it (the process exits instead).
         self.stuck = False
         self._stop = threading.Event()
+        self._attached = threading.Event()
 
     def attach(self, cursor: Any) -> None:
         """For the worker: the cursor Ctrl-C cancels from now on (Interrupted if it came
         already)."""
         self.cursor = cursor
+        self._attached.set()
         self.check()
 
     def check(self) -> None:
@@ -67,8 +69,10 @@ class Cancellable:
     ) -> T:
         """``work()``'s result, or its error; Interrupted at Ctrl-C, unless the work completed
         anyway (an import committed is reported as such). ``tick`` runs on the main thread
-        about every TICK_S while it waits; ``meanwhile`` once, as the work starts (what the
-        work will need, prepared while it connects and executes with the GIL released)."""
+        about every TICK_S while it waits; ``meanwhile`` once the work has connected and
+        attached its cursor, not before (what the work will need later, prepared while it
+        executes with the GIL released; started sooner, an import holding the GIL made the
+        worker wait between the calls of its connect, and a failed connect paid for it)."""
         outcome: dict[str, Any] = {}
 
         def target() -> None:
@@ -80,7 +84,10 @@ class Cancellable:
         worker = threading.Thread(target=target, name="fastodbc-cli-work", daemon=True)
         worker.start()
         try:
-            meanwhile()
+            while worker.is_alive() and not self._attached.wait(TICK_S):
+                tick()
+            if self._attached.is_set():
+                meanwhile()
             while worker.is_alive():
                 worker.join(TICK_S)
                 tick()
