@@ -544,7 +544,11 @@ def snapshot_fastodbc() -> dict[str, Any]:
     """Copies python/fastodbc (with the built extension) and the installed fastodbc_bench (the
     instruments, bench/pyext) to bench/data/snapshot and points every worker at the copies
     (PYTHONPATH comes before the venv's site-packages): the whole run measures one build even if
-    `make build` or `make bench-ext` replaces an extension meanwhile."""
+    `make build` or `make bench-ext` replaces an extension meanwhile. The copies are compiled
+    to bytecode, as pip compiles a wheel it installs: a timed child process (``fastodbc
+    export``) would otherwise compile the package's sources at every start (~10 ms), since
+    PYTHONDONTWRITEBYTECODE, set on these machines, keeps Python from caching them."""
+    import compileall
     import hashlib
     import importlib.util
 
@@ -560,6 +564,8 @@ def snapshot_fastodbc() -> dict[str, Any]:
         dst_root / "fastodbc_bench",
         ignore=shutil.ignore_patterns("__pycache__"),
     )
+    if not compileall.compile_dir(dst_root, quiet=1):
+        raise SystemExit("bench: the snapshot of fastodbc could not be compiled to bytecode")
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(dst_root), os.environ.get("PYTHONPATH")]))
     so = sorted((dst_root / "fastodbc").glob("_native*.so"))
     if not so:
