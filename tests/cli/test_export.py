@@ -192,3 +192,34 @@ def test_the_command_does_not_import_numpy(backend, orders, tmp_path):
     assert "pyarrow.parquet" in imported
     assert not [name for name in imported if name.split(".")[0] == "numpy"]
     assert pq.read_table(out).num_rows == ORDERS
+
+
+@pytest.mark.parametrize(
+    ("fmt", "flags", "sizes"),
+    [
+        ("parquet", (), [131_072, 8_928]),  # a row group per batch: Parquet's own default
+        ("parquet", ("--batch-rows", "100000"), [100_000, 40_000]),
+        ("parquet", ("--batch-bytes", "400000"), None),  # the bytes end batches first
+        ("arrow", (), [65_536, 65_536, 8_928]),  # the reader's default
+    ],
+)
+def test_batch_limits_by_format(backend, tmp_path, fmt, flags, sizes):
+    n = 140_000
+    sql = f"SELECT i FROM ({backend.series(n)}) s ORDER BY i"
+    out = tmp_path / f"series{SUFFIXES[fmt]}"
+    done = run("export", backend.connstr, sql, str(out), *flags)
+    assert done.returncode == 0, done.stderr.decode()
+    if fmt == "parquet":
+        meta = pq.ParquetFile(out).metadata
+        got = [meta.row_group(g).num_rows for g in range(meta.num_row_groups)]
+    else:
+        reader = pa.ipc.open_file(out)
+        got = [reader.get_batch(b).num_rows for b in range(reader.num_record_batches)]
+    assert sum(got) == n
+    if sizes is None:
+        # 400,000 bytes hold 50,000-100,000 integers of 8 or 4 bytes (the limit is checked
+        # after each block of at most 4,096 rows): below the 131,072 rows of the default.
+        assert len(got) >= 2 and max(got) <= 100_000 + 4_096, got
+    else:
+        assert got == sizes
+    assert read(out, None).column(0).to_pylist() == list(range(1, n + 1))

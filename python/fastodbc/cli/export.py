@@ -10,7 +10,7 @@ from typing import Any
 from .cancel import Cancellable, Interrupted
 from .connection import CONNECTION_ENV, connection_string, open_connection, split_arguments
 from .exits import EXIT_INTERRUPTED, EXIT_OK, Failure, code_of, positive, usage
-from .formats import FORMAT_NAMES, format_of, preload_writer
+from .formats import FORMAT_NAMES, export_batch_limits, format_of, preload_writer
 from .parts import OutputParts, WriteBehind
 from .progress import Progress
 
@@ -30,8 +30,10 @@ def add_parser(sub: Any) -> None:
     e.add_argument("--dsn", help="connect to this ODBC data source name")
     e.add_argument("--format", choices=FORMAT_NAMES, help="default: from OUTPUT's extension")
     e.add_argument("--param", action="append", default=[], help="a query parameter (text), in order")
-    e.add_argument("--batch-rows", type=positive, help="rows per Arrow batch")
-    e.add_argument("--batch-bytes", type=positive, help="bytes per Arrow batch (about)")
+    e.add_argument(
+        "--batch-rows", type=positive, help="rows per Arrow batch, a Parquet row group (Parquet: 131,072; else 65,536)"
+    )
+    e.add_argument("--batch-bytes", type=positive, help="bytes per Arrow batch, about (Parquet: 32 MiB; else 64 MiB)")
     e.add_argument("--compression", default=None, help="Parquet / IPC compression (Parquet default: zstd)")
     e.add_argument(
         "--rows-per-file", type=positive, metavar="N",
@@ -55,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
     if output == "-" and (args.rows_per_file or args.max_file_bytes):
         raise usage("export", "--rows-per-file / --max-file-bytes need an OUTPUT file, not stdout")
     connstr = connection_string("export", args, given)
+    batch_rows, batch_bytes = export_batch_limits(fmt, args.batch_rows, args.batch_bytes)
     parts = OutputParts(output, fmt, args.compression, args.rows_per_file, args.max_file_bytes)
     progress = Progress("export", quiet=args.quiet)
     cancellable = Cancellable()
@@ -65,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
             cursor = cnxn.cursor()
             cancellable.attach(cursor)
             cursor.execute(query, *args.param)
-            reader = cursor.fetch_record_batch(args.batch_rows, args.batch_bytes)
+            reader = cursor.fetch_record_batch(batch_rows, batch_bytes)
             with WriteBehind(parts) as writer:
                 for batch in reader:
                     cancellable.check()
