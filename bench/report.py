@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -820,8 +821,58 @@ def render(results: dict) -> str:
     return "\n".join(lines)
 
 
+#: Tables BENCHMARKS.md leaves to the run's full report (bench/results/latest-full.md, the same
+#: run): the file keeps every target table and the main ones, under the repository's 40 KB a
+#: file. A heading is matched by its start.
+FULL_REPORT_ONLY = (
+    "`fetch_record_batch` iterated",
+    "pandas:",
+    "`cursor.ingest_parquet`",
+    "100 concurrent tasks",
+    "Event loop lag",
+    "Cost of an `await`",
+    "ODBC floor",
+    "Peak memory",
+    "Codec micro-benchmark",
+    "Instruction counts",
+)
+ERRORS_HEADING = "Errors and unsupported operations in this run"
+
+
+def errors_by_cause(results: dict) -> list[str]:
+    """The run's errors, one line per peer and message: the cases a crash or a refusal
+    repeats in are listed after it (the message's addresses and temporary paths set aside)."""
+    causes: dict[tuple[str, str], list[str]] = {}
+    for c in results.get("cases", []):
+        for peer, r in c["results"].items():
+            if r.get("error"):
+                message = re.sub(r"0x[0-9a-f]+|/tmp/[^/ ]+", "…", r["error"])[:160]
+                variant = f" [{c['variant']}]" if c.get("variant") else ""
+                where = f"{c['backend']} {c['dataset'] or ''} {c['op']}{variant}".replace("  ", " ")
+                causes.setdefault((peer, message), []).append(where)
+    return [f"- {peer}: `{message}` ({len(w)}: {', '.join(w)})" for (peer, message), w in causes.items()]
+
+
+def summary(results: dict) -> str:
+    """`render` for BENCHMARKS.md: the tables of FULL_REPORT_ONLY named, not shown, and the
+    errors grouped by cause (`errors_by_cause`)."""
+    kept, left = [], []
+    for part in re.split(r"(?m)^(?=#### )", render(results)):
+        title = part.removeprefix("#### ").split("\n", 1)[0] if part.startswith("#### ") else ""
+        if title.startswith(FULL_REPORT_ONLY):
+            left.append(title.split(":")[0].split(" (")[0].rstrip("."))
+        elif title == ERRORS_HEADING:
+            kept.append("\n".join([f"#### {ERRORS_HEADING}", "", *errors_by_cause(results), "", ""]))
+        else:
+            kept.append(part)
+    if left:
+        more = "; ".join(left)
+        kept.append(f"#### In the run's full report\n\n`bench/results/latest-full.md` also holds: {more}.\n")
+    return "".join(kept)
+
+
 def update_benchmarks_md(results: dict) -> None:
-    section = f"{BEGIN}\n\n{render(results)}\n{END}"
+    section = f"{BEGIN}\n\n{summary(results)}\n{END}"
     text = BENCHMARKS_MD.read_text() if BENCHMARKS_MD.exists() else f"# Benchmarks\n\n{BEGIN}\n{END}\n"
     if BEGIN in text and END in text:
         head, rest = text.split(BEGIN, 1)

@@ -179,3 +179,45 @@ def test_row_fetch_a_failing_zodbc_has_no_time_to_beat() -> None:
     run = peer_run({"fastodbc": 1.4, "pyodbc": 2.0, "turbodbc": 1.8, "zodbc": 1.3})
     _, figure, verdict = row_fetch_target(run)
     assert "zodbc 0.65" in figure and verdict.startswith("not met")
+
+
+def test_benchmarks_md_names_the_detail_tables_and_groups_errors_by_cause(monkeypatch: pytest.MonkeyPatch) -> None:
+    crash = "worker exit -6: /tmp/import_zig_compile_ab12/ResultSet.zig:22:44: 0x7ff04f6b5df4 in init"
+
+    def case(backend: str, dataset: str, address: str) -> dict:
+        return {
+            "backend": backend, "dataset": dataset, "op": "fetchall", "variant": "",
+            "results": {"zodbc": {"error": crash.replace("0x7ff04f6b5df4", address)}},
+        }
+
+    results = {"cases": [case("sqlite", "mixed", "0x7ff0aa"), case("postgresql", "int10", "0x7f10bb")]}
+    lines = report.errors_by_cause(results)
+    cases = "(2: sqlite mixed fetchall, postgresql int10 fetchall)"
+    assert lines == [f"- zodbc: `worker exit -6: …/ResultSet.zig:22:44: … in init` {cases}"]
+    rendered = "\n".join(
+        [
+            "### Run",
+            "",
+            "#### Targets (issue 3)",
+            "",
+            "| t |",
+            "",
+            "#### ODBC floor (odbc-floor: ...) and client overhead",
+            "",
+            "| floor |",
+            "",
+            "#### Event loop lag while a long result is fetched (a 1 ms ticker task)",
+            "",
+            "| lag |",
+            "",
+            f"#### {report.ERRORS_HEADING}",
+            "",
+            "- one line a case",
+            "",
+        ]
+    )
+    monkeypatch.setattr(report, "render", lambda _results: rendered)
+    text = report.summary(results)
+    assert "| t |" in text and "| floor |" not in text and "| lag |" not in text
+    assert "- one line a case" not in text and lines[0] in text
+    assert "also holds: ODBC floor; Event loop lag while a long result is fetched." in text
