@@ -67,7 +67,7 @@ def hand_over(writer: WriteBehind, batches: range, handed: list[int], errors: li
         except BaseException as e:  # noqa: BLE001 - inspected by the test
             errors.append(e)
 
-    thread = threading.Thread(target=feed)
+    thread = threading.Thread(target=feed, daemon=True)  # a writer that blocks it fails the test, never hangs it
     thread.start()
     return thread
 
@@ -76,12 +76,14 @@ def test_write_behind_holds_at_most_its_batches_then_writes_all_in_order():
     parts = GatedParts()
     handed: list[int] = []
     with WriteBehind(parts) as writer:  # type: ignore[arg-type]
-        feeder = hand_over(writer, range(6), handed, [])
-        time.sleep(0.3)
-        # The first batch is being written (held at the gate); one more waits its turn.
-        assert handed == list(range(WRITE_BEHIND_BATCHES))
-        assert parts.written == []
-        parts.gate.set()
+        try:
+            feeder = hand_over(writer, range(6), handed, [])
+            time.sleep(0.3)
+            # The first batch is being written (held at the gate); one more waits its turn.
+            assert handed == list(range(WRITE_BEHIND_BATCHES))
+            assert parts.written == []
+        finally:
+            parts.gate.set()
         feeder.join(10)
         writer.close("schema")
     assert handed == list(range(6))
