@@ -65,11 +65,15 @@ def errors_of(results: dict) -> list[str]:
     for c in results.get("cases", []):
         for peer, r in c["results"].items():
             if r.get("error"):
-                variant = f" [{c['variant']}]" if c.get("variant") else ""
-                tag = f"{c['backend']} {c['dataset'] or ''} {c['op']}{variant}"
                 partial = "" if "median_s" not in r else f" ({r['n_ok']} of {len(r['reps'])} reps ok)"
-                out.append(f"- {tag.replace('  ', ' ')} / {peer}{partial}: `{r['error']}`")
+                out.append(f"- {error_case(c)} / {peer}{partial}: `{r['error']}`")
     return out
+
+
+def error_case(c: dict) -> str:
+    """A case as its errors name it: backend, dataset, operation [variant]."""
+    variant = f" [{c['variant']}]" if c.get("variant") else ""
+    return f"{c['backend']} {c['dataset'] or ''} {c['op']}{variant}".replace("  ", " ")
 
 
 def case_line(c: dict) -> str:
@@ -847,9 +851,7 @@ def errors_by_cause(results: dict) -> list[str]:
         for peer, r in c["results"].items():
             if r.get("error"):
                 message = re.sub(r"0x[0-9a-f]+|/tmp/[^/ ]+", "…", r["error"])[:160]
-                variant = f" [{c['variant']}]" if c.get("variant") else ""
-                where = f"{c['backend']} {c['dataset'] or ''} {c['op']}{variant}".replace("  ", " ")
-                causes.setdefault((peer, message), []).append(where)
+                causes.setdefault((peer, message), []).append(error_case(c))
     return [f"- {peer}: `{message}` ({len(w)}: {', '.join(w)})" for (peer, message), w in causes.items()]
 
 
