@@ -6,7 +6,7 @@ file bench/bulk.py wrote them to: a pyarrow Table, or its rows as Python tuples)
 table of the right types, emptied untimed through the backend's native client; one transaction,
 its commit inside the clock. The peers (``peer`` / ``how``):
 
-- fastodbc / ingest: ``cursor.ingest(table, arrow_table, mode="append")`` from a pyarrow Table;
+- fastodbc / ingest: ``cursor.ingest(table, arrow_table, mode="append", commit=True)`` from a pyarrow Table;
 - fastodbc / executemany: the same rows as Python tuples (``fast_executemany``, its default);
 - arrow-odbc: ``Connection.insert_into_table`` of the Table's batches (what ``from_table_to_db``
   and the module's ``insert_into_table`` do, on an open connection as every other peer);
@@ -175,7 +175,8 @@ def fastodbc_ingest(spec: dict[str, Any], table: Any) -> Timed:
         raise NotImplementedError("fastodbc has no cursor.ingest in this build")
 
     def run() -> int:
-        return cur.ingest(spec["table"], table, mode="append")
+        # commit=True: the load committed, as the other clients' loads are.
+        return cur.ingest(spec["table"], table, mode="append", commit=True)
 
     return run
 
@@ -206,7 +207,7 @@ def prepare(spec: dict[str, Any]) -> tuple[Timed, Check]:
             raise NotImplementedError("fastodbc has no cursor.ingest_parquet in this build")
 
         def run() -> int:
-            return cur.ingest_parquet(spec["table"], path)
+            return cur.ingest_parquet(spec["table"], path, commit=True)
 
         return run, check_against(spec, lambda: bulk_check.rows_of_table(pq.read_table(path)))
     import pyarrow.parquet as pq

@@ -287,6 +287,7 @@ def main():
             "DROP TABLE IF EXISTS fastodbc_types",
         )
     print(NOTES)
+    print(TIMES)
 
 
 NOTES = """## Notes for the driver
@@ -320,6 +321,67 @@ Read off the tables above (psqlODBC 13.02, sqlite3odbc 0.9998, Debian 12):
   `SQL_LONGVARBINARY` in SQLColumns, `LONGTEXT` as 2^30 - 1 characters and `LONGBLOB` as
   2^32 - 1 bytes (sizes no buffer can have: long values are read with SQLGetData), `DOUBLE` with
   precision 15 (values keep 17 significant digits), `CHAR(n)` values without their padding.
+"""
+
+
+# Hand-written: what fastodbc does with times and zones (not measured by this script).
+TIMES = """## Times and time zones: what fastodbc does with them
+
+| value | SQLite | PostgreSQL | MariaDB |
+|---|---|---|---|
+| `datetime.time` parameter, whole seconds | text (`SELECT ?` gives `str`: no time type) | text described as `SQL_TYPE_TIME` (`SELECT ?` gives `time`) | native `SQL_C_TYPE_TIME` (`SELECT ?` gives `time`, as pyodbc) |
+| `datetime.time` parameter with microseconds | text, kept | text described as `SQL_TYPE_TIME`, kept | text described as `SQL_VARCHAR`, kept in `TIME(6)`; `SELECT ?` gives the `str` `'12:57:18.123456'` |
+| `timestamptz` in rows (`fetchall`) | (no such type) | naive `datetime`, the session zone's wall time (as pyodbc) | (no such type) |
+| `timestamptz` in Arrow / Parquet | | `timestamp[us, tz=UTC]`, the instant | |
+| MariaDB `TIMESTAMP`, any `DATETIME` / `TIMESTAMP` without zone | naive | naive | naive (rows and Arrow) |
+| tz-aware Arrow into a zoned column (`ingest`) | | the instant (`...+00:00` text) | |
+| tz-aware Arrow into a plain column | the UTC wall time | the UTC wall time | the UTC wall time |
+| `ingest(mode="create")` of a tz-aware column | plain `TIMESTAMP`, UTC wall time | `timestamptz` | `DATETIME`, UTC wall time |
+
+- **MariaDB time parameters with a fraction go as text** (`Quirks::refuses_time_fraction`):
+  Connector/ODBC 3.1 has no way to send a typed TIME with a fraction (`MADB_Time2Sql` and the
+  interval conversion set the fraction to 0; a timestamp or text described as `SQL_TYPE_TIME`
+  with a fraction is refused, 22008). A whole-second time is sent as a native TIME (it loses
+  nothing), one with microseconds as text the server reads as the literal: stored exactly, and
+  compared as a time in `WHERE t = ?`, but `SELECT ?` of it is a string. Inside `executemany`'s
+  parameter arrays every time goes as text (`temporal_arrays_as_text`).
+- **Zoned timestamps into Arrow** (`Quirks::zoned_timestamp_as_wall_time`,
+  `Strategy::session_zone_sql`): psqlODBC drops the UTC offset of every `timestamptz` value in
+  every C type (its text too), leaving the session zone's wall time. fastodbc marks such
+  columns when it describes a result (`SQL_DESC_TYPE_NAME` `timestamptz`), and when an Arrow
+  reader starts on one it reads the session's zone (`SHOW TimeZone`, one round trip) and turns
+  each wall time back into its instant with the zone's rules (chrono-tz's IANA database), as
+  `timestamp[us, tz=UTC]`: UTC because the instant is what the column holds, and one zone for
+  every session keeps exports comparable. A wall time the zone shows twice (the hour repeated
+  when daylight saving time ends, e.g. 01:30 on 2024-11-03 in America/New_York) names two
+  instants: the read fails with `DataError` (22008) naming the value and the way out (`SET TIME
+  ZONE 'UTC'` before the query; for a new connection, such as the CLI's, `PGTZ=UTC` in its
+  environment or `ConnSettings={SET TIME ZONE 'UTC'}` in its connection string), never a
+  guess. Data of a zone with daylight saving time usually holds such an hour: an Arrow
+  export of it reads in a UTC session. A zone fastodbc cannot read (`localtime`, a
+  POSIX rule with daylight saving time) fails the same way; IANA names and fixed offsets
+  (`<+05>-05`, `UTC+3`) are read. The rules are chrono-tz 0.10.4's copy of IANA 2025b, the
+  release of Debian 12's `tzdata` that PostgreSQL reads: a server on other tz data differs
+  only for a zone whose rules changed between the two. The zone is the one in force when the reader starts: a zone changed
+  (on another cursor) between `execute` and the Arrow fetch is the one used.
+- **Rows keep pyodbc's naive wall time** for `timestamptz`: no setting asks for aware
+  `datetime`s (the Arrow path is where instants are asked for; a rows option would cost a zone
+  read per result and was left out).
+- **MariaDB's `TIMESTAMP` stays naive**: the server stores it as UTC but sends the session
+  zone's wall time with no offset, and the session zone is often `SYSTEM` (the server host's,
+  unknown to the client); the driver cannot mark these columns apart from `DATETIME`, which
+  holds no instant at all. Naive is what MariaDB itself, pyodbc and arrow-odbc give. SQLite has
+  no zoned type.
+- **tz-aware Arrow loaded with `ingest`**: Arrow's zoned timestamps hold UTC whatever their
+  label (`tz='Europe/Paris'`, `'UTC'`, `'+02:00'`); into a zoned column each goes as text with
+  `+00:00`, so the database stores the instant whatever the session's zone. A database without
+  a zoned type gets the UTC wall time in its plain timestamp (MariaDB `DATETIME`, SQLite text);
+  `mode="create"` makes a `timestamptz` column where `SQLGetTypeInfo` lists a zoned timestamp
+  type (PostgreSQL), a plain one elsewhere. A MariaDB `TIMESTAMP` column is no zoned type to
+  the driver (it takes and gives wall times, as `DATETIME`): tz-aware values go into it as
+  their UTC wall time, which the server reads in the session's `time_zone`, so the instant is
+  kept in a session whose zone is UTC (`SET time_zone = '+00:00'`); MariaDB 10.11 refuses a
+  literal with an offset (1292), so the instant itself cannot be sent.
 """
 
 

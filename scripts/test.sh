@@ -6,6 +6,7 @@
 #   scripts/test.sh        every suite (the differential matrix's quick profile included)
 #   scripts/test.sh deep   only the differential matrix, deep: FASTODBC_DEEP seconds (1800)
 #                          spread over its tests and backends, then its counts
+#   scripts/test.sh soak   only the soak (scripts/soak.py): FASTODBC_SOAK_SECONDS (600) a server
 # Expects `make build` and `make bench-ext` to have run (the Makefile's targets do that first).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +31,11 @@ if [ "${1:-}" = deep ]; then
     FASTODBC_DIFFERENTIAL=deep nice .venv/bin/python -m pytest -q tests/test_differential.py || rc=$?
     .venv/bin/python scripts/differential_report.py build/differential/deep-stats.json
     exit "$rc"
+fi
+
+if [ "${1:-}" = soak ]; then
+    nice .venv/bin/python scripts/soak.py
+    exit $?
 fi
 
 rc=0

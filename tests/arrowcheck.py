@@ -21,7 +21,7 @@ _NAMED = {
     "uint8": pa.uint8(), "uint16": pa.uint16(), "uint32": pa.uint32(), "uint64": pa.uint64(),
     "float32": pa.float32(), "float64": pa.float64(), "bool": pa.bool_(),
     "string": pa.string(), "binary": pa.binary(), "date32": pa.date32(),
-    "time64[us]": pa.time64("us"), "timestamp[us]": pa.timestamp("us"),
+    "time64[us]": pa.time64("us"), "duration[us]": pa.duration("us"), "timestamp[us]": pa.timestamp("us"),
 }
 
 
@@ -119,6 +119,10 @@ def expected(row_value: Any, type_: pa.DataType) -> Any:
             ctx.prec = 100
             fixed = row_value.quantize(Decimal(1).scaleb(-type_.scale))
         return fixed if fixed == row_value else row_value
+    if pa.types.is_duration(type_) and isinstance(row_value, datetime.time):
+        # A TIME that is a duration (MariaDB's): the rows path's time of day since midnight.
+        t = row_value
+        return datetime.timedelta(hours=t.hour, minutes=t.minute, seconds=t.second, microseconds=t.microsecond)
     if pa.types.is_string(type_) and isinstance(row_value, uuid.UUID):
         return str(row_value)  # the lower-case canonical text (README: Results as Arrow)
     return row_value

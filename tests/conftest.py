@@ -207,3 +207,17 @@ def table(request, db, backend, connect):
     factory = TableFactory(request, db, backend, connect)
     yield factory
     factory.cleanup()
+
+
+@pytest.fixture
+def fault_proxy(backend: Profile):
+    """A TCP fault proxy (tests/faults/proxy.py) in front of the backend's server, forwarding;
+    ``backend.at(proxy.host, proxy.port)`` is a connection string through it. Skips where
+    the database is not a server."""
+    if not backend.is_server:
+        pytest.skip(f"{backend.name} is not reached over the network")
+    from faults.proxy import FaultProxy
+
+    proxy = FaultProxy(backend.address())
+    yield proxy
+    proxy.close()

@@ -308,7 +308,7 @@ def test_ingest_matches_input(db, backend):
     def run(case):
         started = time.monotonic()
         name = f"t_diff_ingest_{os.getpid()}_{next(names)}"
-        options = dict(batch_rows=case.batch_rows, batch_bytes=case.batch_bytes)
+        options = dict(batch_rows=case.batch_rows, batch_bytes=case.batch_bytes, nan=ingest_check.nan_option(backend))
         try:
             noted(lambda: ingest_script(backend, name, case.mode, ingest.arrow_input(case)[1], options),
                   lambda: ingest_check.load_and_compare(db, backend, oracle, name, case))

@@ -245,17 +245,33 @@ def test_fast_and_rowwise_give_identical_results(backend, cnxn, table):
     assert got_fast[1][1] == "s1Добрый😀"
 
 
+EMPTY_SEQUENCES = {"list": lambda: [], "tuple": lambda: ()}
+EMPTY_ITERATORS = {"iterator": lambda: iter([]), "generator": lambda: (r for r in [(1,)] if False)}
+
+
 @pytest.mark.parametrize("fast", FAST)
-def test_empty_sequence(db, backend, cursor, table, fast):
+@pytest.mark.parametrize("rows", EMPTY_SEQUENCES.values(), ids=EMPTY_SEQUENCES.keys())
+def test_empty_sequence_is_refused(db, backend, cursor, table, fast, rows):
     t = table(f"id {backend.ddl('int')}")
     cursor.fast_executemany = fast
-    try:
-        cursor.executemany(f"INSERT INTO {t} VALUES (?)", [])
-    except db.ProgrammingError:
-        pass  # pyodbc: "The second parameter to executemany must not be empty."
-    else:
-        assert cursor.rowcount in (-1, 0)
+    with pytest.raises(db.ProgrammingError, match="must not be empty"):
+        cursor.executemany(f"INSERT INTO {t} VALUES (?)", rows())
     assert cursor.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("fast", FAST)
+@pytest.mark.parametrize("rows", EMPTY_ITERATORS.values(), ids=EMPTY_ITERATORS.keys())
+def test_empty_iterator_runs_nothing(db, backend, cursor, table, fast, rows):
+    t = table(f"id {backend.ddl('int')}")
+    cursor.fast_executemany = fast
+    cursor.execute(f"INSERT INTO {t} VALUES (1)")
+    assert cursor.rowcount == 1
+    # As pyodbc: no error, nothing prepared (not even a statement that could not run), and
+    # the row count of the statement before forgotten.
+    assert cursor.executemany(f"INSERT INTO {t} VALUES (?)", rows()) in (None, cursor)
+    assert cursor.rowcount == -1
+    cursor.executemany(f"INSERT INTO {t}_missing VALUES (?)", rows())
+    assert cursor.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] == 1
 
 
 @pytest.mark.parametrize("fast", FAST)

@@ -1,7 +1,8 @@
 """Faults: sessions the server kills (mid-fetch, in a transaction holding rows, during
 executemany, during COMMIT), a server restarted under an idle connection, connecting to a
 stopped server, and concurrent writers keeping a ledger while sessions are killed. (cancel(),
-close() from another thread and query timeouts: tests/test_threads.py, tests/test_connect.py.)
+close() from another thread and query timeouts: tests/test_threads.py, tests/test_connect.py;
+network faults through a TCP fault proxy: tests/faults/.)
 
 Each scenario repeats (REPEAT) and asserts: a DB-API exception of the right class with its
 SQLSTATE, never a crash or a hang (pytest-timeout fails a test that hangs), transactions all or

@@ -17,6 +17,8 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
+import fastodbc
+
 pytestmark = pytest.mark.fastodbc_only(reason="ingest is fastodbc's")
 
 COLUMNS = "id BIGINT, name {varchar}, amount {numeric}, day {date}, at {timestamp}"
@@ -195,13 +197,31 @@ def test_parquet_and_csv_files_stream_in_batches(backend, cursor, table, tmp_pat
     csv_name = table(f"id BIGINT, name {backend.ddl('varchar(255)')}")
     assert cursor.ingest_parquet(name, tmp_path / "in.parquet", batch_rows=700) == 5000
     assert_loaded(cursor, name, t, backend)
-    # CSV: the table's types decide what pyarrow's inferred types are checked against; what
-    # pyarrow reads from the file (an empty field is an empty string) is what must arrive.
+    # CSV, as pyarrow writes it: NULL an empty unquoted field, text quoted; read back by
+    # fastodbc's CSV rules (fastodbc/csvfile.py) as the same values.
     pacsv.write_csv(pa.table({"id": t["id"], "name": t["name"]}), tmp_path / "in.csv")
     assert cursor.ingest_csv(csv_name, tmp_path / "in.csv", batch_bytes=4096) == 5000
-    read = pacsv.read_csv(tmp_path / "in.csv")
     got = cursor.execute(f"SELECT id, name FROM {csv_name} ORDER BY id").fetchall()
-    assert [tuple(r) for r in got] == list(zip(read["id"].to_pylist(), read["name"].to_pylist(), strict=True))
+    assert [tuple(r) for r in got] == list(zip(t["id"].to_pylist(), t["name"].to_pylist(), strict=True))
+
+
+def test_csv_null_tokens(backend, cursor, table, tmp_path):
+    # Only an empty unquoted field is NULL unless null_values names more (pyarrow's defaults
+    # read NA, null, nan... as NULL); a quoted field never is.
+    source = tmp_path / "in.csv"
+    source.write_bytes(b'id,s\n1,NA\n2,null\n3,\n4,""\n5,"NA"\n6,nan\n')
+    kept = table("id BIGINT, s VARCHAR(10)")
+    assert cursor.ingest_csv(kept, source, commit=True) == 6
+    named = table("id BIGINT, s VARCHAR(10)", suffix="_named")
+    assert cursor.ingest_csv(named, source, null_values=["NA"], commit=True) == 6
+    created = table(suffix="_created")
+    assert cursor.ingest_csv(created, source, mode="create", commit=True) == 6
+    for name, first in ((kept, "NA"), (named, None), (created, "NA")):
+        got = cursor.execute(f"SELECT id, s FROM {name} ORDER BY id").fetchall()
+        assert [tuple(r) for r in got] == [(1, first), (2, "null"), (3, None), (4, ""), (5, "NA"), (6, "nan")]
+    cursor.connection.rollback()
+    with pytest.raises(fastodbc.ProgrammingError, match="null_values"):
+        cursor.ingest_csv(named, source, convert_options=pacsv.ConvertOptions(), null_values=["NA"])
 
 
 # Reads a Parquet file the way ingest_parquet does, dropping each batch; prints the peak RSS

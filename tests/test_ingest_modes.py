@@ -1,7 +1,8 @@
 """Bulk load, where it goes: ADBC's modes (create, append, replace, create_append), tables
 created with the database's own types, columns matched by name or mapped, names quoted; and
-the transaction: one by default (nothing kept on an error, a table the load created dropped
-again), ``commit_every`` (an error says how much was committed), ``commit=False``."""
+the transaction (tests/test_ingest_transactions.py has the rest): nothing kept on an error, a
+table the load created dropped again, ``commit_every`` (an error says how much was committed),
+a load inside the caller's transaction."""
 
 from __future__ import annotations
 
@@ -94,6 +95,8 @@ def test_modes_create_append_replace_create_append(db, backend, cursor, table):
     assert cursor.ingest(name, second) == 1
     assert sorted(cursor.execute(f"SELECT id FROM {name}").fetchall()) == [(1,), (2,), (3,), (3,)]
     other = pa.table({"x": pa.array([1.5], pa.float64())})
+    # A replace's DROP commits by itself on some databases: not inside this open transaction.
+    cursor.connection.commit()
     assert cursor.ingest(name, other, mode="replace") == 1
     assert [tuple(r) for r in cursor.execute(f"SELECT * FROM {name}").fetchall()] == [(1.5,)]
     with pytest.raises(db.ProgrammingError, match="mode must be"):
@@ -157,17 +160,24 @@ def test_one_transaction_restores_autocommit_and_keeps_nothing_on_error(db, back
     assert cursor.execute(f"SELECT COUNT(*) FROM {name}").fetchval() == 0
     assert cursor.ingest(name, pa.table({"id": pa.array(range(10), pa.int32())})) == 10
     assert cnxn.autocommit == autocommit
-    # Committed: another connection sees the rows.
-    assert connect().cursor().execute(f"SELECT COUNT(*) FROM {name}").fetchval() == 10
+    if not autocommit:
+        # Part of the connection's transaction: committed only by its commit().
+        assert connect(autocommit=True).cursor().execute(f"SELECT COUNT(*) FROM {name}").fetchval() == 0
+        cnxn.commit()
+    assert connect(autocommit=True).cursor().execute(f"SELECT COUNT(*) FROM {name}").fetchval() == 10
 
 
-def test_commit_every_says_how_much_was_committed(db, backend, connect, table):
-    cursor = connect().cursor()
+@pytest.mark.parametrize("autocommit", [False, True])
+def test_commit_every_says_how_much_was_committed(db, backend, connect, table, autocommit):
+    cursor = connect(autocommit=autocommit).cursor()
     name = table("id INTEGER NOT NULL")
     ids = list(range(5000))
     ids[1700] = None
     with pytest.raises(db.IntegrityError) as err:
-        cursor.ingest(name, pa.table({"id": pa.array(ids, pa.int32())}), batch_rows=500, commit_every=500)
+        # With autocommit off, commits ask for commit=True (they commit the open transaction).
+        cursor.ingest(
+            name, pa.table({"id": pa.array(ids, pa.int32())}), batch_rows=500, commit_every=500, commit=not autocommit
+        )
     committed = int(re.search(r"(\d+) input rows were committed", str(err.value)).group(1))
     assert committed == 1500
     fresh = connect().cursor()
@@ -195,10 +205,12 @@ def test_the_plan_describes_and_writes_nothing(backend, cursor, table):
 def test_a_failed_replace_keeps_the_old_table(db, backend, cursor, table):
     name = table()
     assert cursor.ingest(name, pa.table({"id": pa.array([1, 2], pa.int32())}), mode="create") == 2
+    cursor.connection.commit()
     bad = pa.table({"id": pa.array([3, None], pa.int32())}, schema=pa.schema([pa.field("id", pa.int32(), False)]))
     with pytest.raises(db.Error):
         cursor.ingest(name, bad, mode="replace")
     assert sorted(cursor.execute(f"SELECT id FROM {name}").fetchall()) == [(1,), (2,)]
     assert not _exists(cursor, name + "__fastodbc_load")
+    cursor.connection.commit()
     assert cursor.ingest(name, pa.table({"id": pa.array([7], pa.int64())}), mode="replace") == 1
     assert [tuple(r) for r in cursor.execute(f"SELECT id FROM {name}").fetchall()] == [(7,)]

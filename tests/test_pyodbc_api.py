@@ -205,9 +205,35 @@ def test_rowcount_of_a_fresh_cursor(cnxn):
 def test_rowcount_after_ddl(backend, cursor, table):
     t = table()
     cursor.execute(f"CREATE TABLE {t} (id {backend.ddl('int')})")
-    assert cursor.rowcount in (-1, 0)
+    assert cursor.rowcount == backend.create_rowcount
     cursor.execute(f"DROP TABLE {t}")
     assert cursor.rowcount == backend.drop_rowcount
+
+
+@pytest.mark.parametrize("autocommit", [False, True], ids=["in_transaction", "autocommit"])
+def test_rowcount_after_ddl_is_the_drivers(backend, connect, table, autocommit):
+    """pyodbc's own test_rowcount (its PostgreSQL suite: CREATE TABLE after changes in the
+    transaction counts 0), extended: there fastodbc runs statements prepared on psqlODBC, and
+    every DDL still counts as the driver counts it run directly, as pyodbc runs it."""
+    cnxn = connect(autocommit=autocommit)
+    cur = cnxn.cursor()
+    t1, t2 = table(), table(suffix="2")
+    cur.execute(f"CREATE TABLE {t1} (i {backend.ddl('int')})")
+    assert cur.rowcount == backend.create_rowcount
+    for i in range(4):
+        cur.execute(f"INSERT INTO {t1} VALUES (?)", i)
+    assert cur.rowcount == 1
+    cur.execute(f"CREATE TABLE {t2} (i {backend.ddl('int')})")
+    assert cur.rowcount == backend.create_rowcount
+    cur.execute(f"CREATE INDEX {t2}_i ON {t2} (i)")
+    assert cur.rowcount == backend.create_rowcount
+    cur.execute(f"ALTER TABLE {t2} ADD j {backend.ddl('int')}")
+    assert cur.rowcount == backend.alter_rowcount
+    cur.execute(f"DELETE FROM {t1} WHERE i < ?", 2)
+    assert cur.rowcount == 2
+    cur.execute(f"DROP TABLE {t2}")
+    assert cur.rowcount == backend.drop_rowcount
+    cnxn.commit()
 
 
 NOT_ROWS = {

@@ -11,6 +11,8 @@ import datetime
 
 import pytest
 
+from profiles import backends_where
+
 TIMES = [
     datetime.time(1, 2, 3, 456789),
     datetime.time(1, 2, 3, 654321),
@@ -68,7 +70,40 @@ def test_time_into_a_column_without_fraction(backend, table, cnxn, how):
 @pytest.mark.parametrize("value", TIMES, ids=str)
 def test_select_time_parameter(backend, cursor, value):
     got = cursor.execute("SELECT ?", value).fetchone()[0]
-    assert got == (value.isoformat() if backend.time_param_is_text else value)
+    as_text = backend.time_param_is_text or (backend.time_fraction_param_is_text and value.microsecond)
+    assert got == (value.isoformat() if as_text else value)
+
+
+WHOLE_SECONDS = [datetime.time(12, 57, 18), datetime.time(0, 0, 0), datetime.time(23, 59, 59)]
+
+
+@pytest.mark.fastodbc_only(
+    where=lambda p: p.pyodbc_time_param_is_text, reason="psqlODBC gives pyodbc's SQL_C_TYPE_TIME back as text"
+)
+@pytest.mark.parametrize("backend", backends_where(lambda p: not p.time_param_is_text), indirect=True)
+@pytest.mark.parametrize("value", WHOLE_SECONDS, ids=str)
+def test_select_whole_second_time_is_a_time(backend, cursor, value):
+    """A time of whole seconds comes back from ``SELECT ?`` as a ``datetime.time`` on every
+    backend with a time type, as through pyodbc (issue 29: MariaDB gave the text
+    '12:57:18')."""
+    got = cursor.execute("SELECT ?", value).fetchone()[0]
+    assert type(got) is datetime.time and got == value
+
+
+@pytest.mark.fastodbc_only(reason="pyodbc binds datetime.time without its fraction (a value 1 µs away matches)")
+@pytest.mark.parametrize("value", [*WHOLE_SECONDS, *TIMES], ids=str)
+def test_time_parameter_finds_its_row(backend, table, cnxn, value):
+    """The database compares a time parameter as a time: a TIME(6) column's row is found by
+    its value, with or without a fraction, and a value one microsecond away finds nothing."""
+    t = table(f"id {backend.ddl('int')}, v {backend.ddl('time')}")
+    cur = cnxn.cursor()
+    cur.execute(f"INSERT INTO {t} VALUES (1, ?)", value)
+    cnxn.commit()
+    stored = backend.time_roundtrip(value)
+    assert cur.execute(f"SELECT v FROM {t}").fetchval() == stored
+    assert cur.execute(f"SELECT id FROM {t} WHERE v = ?", stored).fetchall() == [(1,)]
+    other = (datetime.datetime.combine(datetime.date(2000, 1, 1), stored) + datetime.timedelta(microseconds=1)).time()
+    assert cur.execute(f"SELECT id FROM {t} WHERE v = ?", other).fetchall() == []
 
 
 @pytest.mark.fastodbc_only(reason="pyodbc drops the fraction of timestamps on MariaDB")

@@ -379,7 +379,10 @@ def test_float_infinity(db, backend, roundtrip, value):
 
 
 def test_float_nan(db, backend, roundtrip):
-    if backend.nan_stored_as == "refused":
+    # Where the database would store NULL, fastodbc refuses: never a silent NULL (pyodbc sends
+    # it, and the NULL comes back).
+    refused = backend.nan_stored_as == "refused" or (backend.nan_stored_as == "null" and db.__name__ == "fastodbc")
+    if refused:
         with pytest.raises(db.DataError):
             roundtrip("float", math.nan)
         return

@@ -40,6 +40,7 @@ from .errors import (
     NotSupportedError,
     OperationalError,
     ParameterTypeError,
+    PrecisionWarning,
     ProgrammingError,
     Warning,
 )
@@ -111,6 +112,15 @@ def connect(
     )
     if encoding is not None:
         conn.setencoding(encoding=encoding)
+    # A second connection to the same database, for cleaning up after a load whose own
+    # connection was lost (ingest drops the table it created there).
+    conn._reopen = lambda: Connection(
+        text,
+        autocommit=True,
+        timeout=timeout,
+        attrs_before=dict(attrs_before) if attrs_before else None,
+        secret_attributes=sorted(secret_attributes),
+    )
     return conn
 
 
@@ -166,6 +176,7 @@ __all__ = [
     "NotSupportedError",
     "OperationalError",
     "ParameterTypeError",
+    "PrecisionWarning",
     "ProgrammingError",
     "Row",
     "RecordBatchReader",

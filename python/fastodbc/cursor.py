@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     import polars
     import pyarrow
 
-    from .ingest import IngestMode, IngestPlan
+    from .ingest import IngestMode, IngestNan, IngestPlan
 
 __all__ = ["Cursor"]
 
@@ -168,11 +168,13 @@ class Cursor(_native.Cursor):
         *,
         mode: IngestMode = "append",
         columns: Mapping[str, str | None] | None = None,
+        column_types: Mapping[str, str] | None = None,
         schema: str | None = None,
         batch_rows: int | None = None,
         batch_bytes: int | None = None,
-        commit: bool = True,
+        commit: bool = False,
         commit_every: int | None = None,
+        nan: IngestNan = "keep",
     ) -> int:
         """Writes ``data`` into ``table`` and returns the number of rows written.
 
@@ -183,7 +185,13 @@ class Cursor(_native.Cursor):
         ``mode`` (ADBC's): ``"append"`` to an existing table, ``"create"`` a new one (an error
         if it exists), ``"replace"`` (drop it if it exists, then create), ``"create_append"``
         (create it if missing). Created columns get the database's own types for the Arrow
-        types (``ingest_plan`` shows them). ``table`` and ``schema`` are quoted as given.
+        types (``ingest_plan`` shows them), made like the source column where ``data`` was
+        fetched by fastodbc (its fields' ``fastodbc.*`` metadata: a length, NOT NULL, a type
+        the target has of the same kind, such as uuid or json; docs/driver-types.md).
+        ``column_types`` gives a created column's definition by input column name (``{"id":
+        "BIGINT PRIMARY KEY"}``: the SQL after the column's name, used as written; an unknown
+        name is refused; only where the load creates the table). ``table`` and ``schema``
+        are quoted as given.
 
         Input columns go to the table's columns of the same name (or of the same name in
         another case, when only one is); ``columns`` maps input names to other column names,
@@ -197,16 +205,43 @@ class Cursor(_native.Cursor):
         NOT NULL column ``IntegrityError``, naming the column, the input row (from 1) and the
         value or its length. Nothing is ever cut or dropped silently.
 
-        ``commit=True`` (default): the load, with its DROP / CREATE, is one transaction on
-        this cursor's connection, committed at the end and rolled back on any error (the
-        connection's autocommit is off meanwhile and restored after); on a database whose
-        DDL commits by itself (MariaDB, ``SQL_TXN_CAPABLE``) a table the load created is
-        dropped again. ``commit_every=N``: also commits after about every N rows; an error
-        then says how many rows were committed. ``commit=False``: no commit or rollback, for
-        a load inside the caller's transaction.
+        The transaction follows the connection's, as ADBC's ``adbc_ingest`` does; the load
+        never commits work it did not do unless asked (``commit=True``):
+
+        - Autocommit on: the load, with its DROP / CREATE, is a transaction of its own,
+          committed at its end; on any error nothing of it stays (autocommit is off meanwhile
+          and restored after).
+        - Autocommit off (the DB-API default): the load is part of the connection's open
+          transaction and nothing is committed: ``commit()`` keeps it, ``rollback()`` undoes
+          it. On an error only the load is rolled back: the whole transaction where the load
+          was its first statement (so no lock is kept), else to a savepoint where the database
+          has them (PostgreSQL, SQLite, MariaDB's InnoDB tables; the caller's earlier work
+          stays, the transaction open; a note on the error says so, or, without savepoints,
+          that the rows sent stay in the transaction). Where DDL commits by itself (MariaDB;
+          ``SQL_TXN_CAPABLE``) a ``create`` / ``replace`` in a transaction holding earlier
+          work is refused (``ProgrammingError``, nothing written), since its CREATE / DROP
+          would commit that work; a table the load created stays after ``rollback()`` (empty),
+          and ``replace`` is committed by its DROP and RENAME.
+        - ``commit=True``: commits at the end, the connection's earlier work with the load
+          (where DDL commits by itself, or with ``commit_every``, that work is committed
+          before the load begins); an error still rolls back the load alone.
+        - ``commit_every=N``: also commits after about every N rows; an error then says how
+          many rows were committed and rolls back the rest. It commits, so with autocommit
+          off it needs ``commit=True``.
+
+        A table the load created is dropped again when the load fails where DDL commits by
+        itself, over a new connection when the load's own was lost. An exception raised by
+        an iterable of record batches (a generator's error, ``KeyboardInterrupt``) is raised
+        unchanged, after the load is rolled back (an Arrow stream's error, such as a
+        ``RecordBatchReader``'s, reaches fastodbc as text only: ``DataError``).
 
         ``batch_rows`` / ``batch_bytes``: the most rows and converted bytes sent per
         statement execution (default: what the driver's strategy sends best, 16 MiB).
+
+        ``nan``: what a NaN double becomes. ``"keep"`` (the default) sends it as NaN where the
+        database keeps it (PostgreSQL); where it would become NULL (SQLite) it is refused
+        (``DataError`` naming the column, input row and value), and MariaDB's server refuses
+        it. ``"null"`` stores every NaN as NULL, on every database.
         """
         from . import ingest as _ingest
 
@@ -216,11 +251,13 @@ class Cursor(_native.Cursor):
             data,
             mode=mode,
             columns=columns,
+            column_types=column_types,
             schema=schema,
             batch_rows=batch_rows,
             batch_bytes=batch_bytes,
             commit=commit,
             commit_every=commit_every,
+            nan=nan,
         )
 
     def ingest_parquet(self, table: str, path: str | os.PathLike[str], **options: Any) -> int:
@@ -239,11 +276,17 @@ class Cursor(_native.Cursor):
         read_options: Any = None,
         parse_options: Any = None,
         convert_options: Any = None,
+        null_values: Sequence[str] | None = None,
         **options: Any,
     ) -> int:
-        """Loads a CSV file into ``table`` as ``ingest`` does (same keywords), streamed by
-        ``pyarrow.csv.open_csv`` with the given pyarrow CSV options (column types as pyarrow
-        infers them from the first block unless ``convert_options`` says). Needs pyarrow."""
+        """Loads a CSV file (a path or a binary file object) into ``table`` as ``ingest`` does
+        (same keywords), streamed by ``pyarrow.csv.open_csv`` with the given pyarrow CSV
+        options. Without ``convert_options``, by fastodbc's CSV rules (fastodbc/csvfile.py,
+        what ``fastodbc export`` writes): only an empty unquoted field is NULL, plus the
+        unquoted tokens of ``null_values`` (``NA``, ``null``, ``nan`` are values otherwise);
+        types inferred from the first MiB without losing what the text says (decimal text is
+        a decimal, quoted values and ``007`` text). With ``convert_options``, pyarrow's rules
+        as given. Needs pyarrow."""
         from . import ingest as _ingest
 
         return _ingest.ingest_csv(
@@ -253,6 +296,7 @@ class Cursor(_native.Cursor):
             read_options=read_options,
             parse_options=parse_options,
             convert_options=convert_options,
+            null_values=null_values,
             **options,
         )
 
@@ -263,6 +307,7 @@ class Cursor(_native.Cursor):
         *,
         mode: IngestMode = "append",
         columns: Mapping[str, str | None] | None = None,
+        column_types: Mapping[str, str] | None = None,
         schema: str | None = None,
     ) -> IngestPlan:
         """What ``ingest`` would run for ``data`` (or only its schema: anything with
@@ -271,7 +316,9 @@ class Cursor(_native.Cursor):
         from . import ingest as _ingest
 
         source = _ingest.source_of(data)
-        return _ingest.plan(self, table, source, mode=mode, columns=columns, schema=schema)
+        return _ingest.plan(
+            self, table, source, mode=mode, columns=columns, column_types=column_types, schema=schema
+        )
 
     def commit(self) -> None:
         """Commits the connection's transaction (the work of all its cursors), as pyodbc's."""

@@ -17,6 +17,7 @@ __all__ = [
     "NotSupportedError",
     "OperationalError",
     "ParameterTypeError",
+    "PrecisionWarning",
     "ProgrammingError",
     "Warning",
     "WithErrorClasses",
@@ -25,6 +26,13 @@ __all__ = [
 
 class Warning(Exception):  # noqa: A001 - the DB-API name
     """Important warnings, such as data truncation on insert."""
+
+
+class PrecisionWarning(Warning, UserWarning):
+    """A result's values arrive with fewer digits than the database holds, issued with
+    ``warnings.warn`` once per result that has such columns: SQLite's driver returns doubles
+    with 15 significant digits (docs/databases.md). Silence it with
+    ``warnings.filterwarnings("ignore", category=fastodbc.PrecisionWarning)``."""
 
 
 class Error(Exception):

@@ -169,6 +169,7 @@ def test_ingest_is_awaited(db, backend, connect, table):
             cur = cnxn.cursor()
             written = await cur.ingest(t, data)
             assert written == 500
+            await cnxn.commit()  # ingest follows the connection's transaction
 
     run(main)
     rows = connect().cursor().execute(f"SELECT id, name FROM {t} ORDER BY id").fetchall()

@@ -382,7 +382,8 @@ def test_server_restart_pool_times_out_then_recovers_by_itself(db, backend):
                 await pool.putconn(c)
 
     async def main():
-        async with make(backend, min_size=n, timeout=timeout, check=check) as pool:
+        # Every checkout validated: the server stops right after use, within the default window.
+        async with make(backend, min_size=n, timeout=timeout, check=check, check_idle_after=0.0) as pool:
             await pool.wait(timeout=30)
             for attempt in range(REPEAT):
                 await asyncio.to_thread(server.halt)

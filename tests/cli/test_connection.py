@@ -40,3 +40,26 @@ def test_connection_from_a_dsn_or_the_environment(backend, connect, table, order
     # Neither: a usage error naming the ways.
     done = run("import", target, str(source), env={"FASTODBC_CONNECTION": ""})
     assert done.returncode == 2 and b"FASTODBC_CONNECTION" in done.stderr
+
+
+def test_conflicting_options_are_a_usage_error(backend, table, tmp_path):
+    # Both a connection string and --dsn: which was meant cannot be told; exit 2 naming both,
+    # before connecting (--dsn names no data source at all). So are options the input or
+    # output format has no use for.
+    source = tmp_path / "t.parquet"
+    target = table(suffix="_target")
+    cases = [
+        ["export", backend.connstr, "SELECT 1 AS x", str(tmp_path / "x.csv"), "--dsn", "nope"],
+        ["import", "--dsn", "nope", backend.connstr, target, str(source)],
+        ["export", backend.connstr, "SELECT 1 AS x", str(tmp_path / "x.csv"), "--compression", "zstd"],
+        ["import", backend.connstr, target, str(tmp_path / "x.csv"), "--null-value", "NA", "--format", "parquet"],
+    ]
+    source.write_bytes(b"")
+    (tmp_path / "x.csv").write_bytes(b"x\n1\n")
+    wanted = [("CONNECTION", "--dsn"), ("CONNECTION", "--dsn"), ("--compression", "CSV"), ("--null-value", "parquet")]
+    for command, names in zip(cases, wanted, strict=True):
+        done = run(*command)
+        message = done.stderr.decode()
+        assert done.returncode == 2, (command, message)
+        assert all(name in message for name in names), (command, message)
+        assert backend.connstr not in message  # it may hold a password

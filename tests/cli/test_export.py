@@ -149,14 +149,22 @@ def test_split_export_replaces_the_parts_of_an_earlier_longer_one(backend, curso
     assert together.to_pylist() == want.to_pylist()
 
 
-def test_an_output_that_cannot_be_written_exits_1_with_the_reason(backend, orders, tmp_path):
-    # The parts are written on a thread of their own: its error reaches the command.
-    out = tmp_path / "missing-directory" / "orders.parquet"
+def test_an_output_that_cannot_be_written_is_a_usage_error(backend, orders, tmp_path):
+    # Exit 2 (documented: usage), before connecting: no query runs for an output that cannot
+    # be kept. A directory that is missing, a file where the directory should be, a directory
+    # where the output should be.
+    (tmp_path / "a-file").write_bytes(b"")
+    (tmp_path / "a-directory.parquet").mkdir()
     sql = f"SELECT id, city FROM {orders}"
-    for split in ([], ["--rows-per-file", "100"]):
-        done = run("export", backend.connstr, sql, str(out), "--batch-rows", "100", *split)
-        assert done.returncode == 1, done.stderr.decode()
-        assert b"No such file or directory" in done.stderr and b"Traceback" not in done.stderr
+    for out, reason in (
+        (tmp_path / "missing-directory" / "orders.parquet", b"no such directory"),
+        (tmp_path / "a-file" / "orders.parquet", b"no such directory"),
+        (tmp_path / "a-directory.parquet", b"is a directory"),
+    ):
+        for split in ([], ["--rows-per-file", "100"]):
+            done = run("export", backend.connstr, sql, str(out), "--batch-rows", "100", *split)
+            assert done.returncode == 2, done.stderr.decode()
+            assert reason in done.stderr and b"Traceback" not in done.stderr
 
 
 def test_parquet_keeps_a_dictionary_only_where_values_repeat(backend, cursor, tmp_path):

@@ -80,6 +80,29 @@ def test_column_mapping_batches_and_commit_every(backend, connect, table, tmp_pa
     assert got.to_pylist() == [{"id": r["ident"], "name": r["full_name"]} for r in rows]
 
 
+def test_column_type_gives_a_created_column_its_type(backend, connect, table, tmp_path):
+    source = tmp_path / "people.parquet"
+    pq.write_table(pa.table({"id": pa.array([1, 2]), "name": pa.array(["a", None])}), source)
+    target = table(suffix="_target")
+    done = run(
+        "import", backend.connstr, target, str(source), "--mode", "create", "--column-type", "name=VARCHAR(11)",
+        "--dry-run",
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert "VARCHAR(11)" in done.stdout.decode()
+    done = run("import", backend.connstr, target, str(source), "--mode", "create", "--column-type", "name=VARCHAR(11)")
+    assert done.returncode == 0, done.stderr.decode()
+    cursor = connect(autocommit=True).cursor()
+    cursor.execute(f"SELECT name FROM {target}")
+    assert cursor.description[0][3] == 11
+    # A name the input lacks: refused by name, nothing made; with --mode append: a usage error.
+    other = table(suffix="_other")
+    done = run("import", backend.connstr, other, str(source), "--mode", "create", "--column-type", "nope=TEXT")
+    assert done.returncode == 4 and b"nope" in done.stderr, done.stderr.decode()
+    done = run("import", backend.connstr, target, str(source), "--column-type", "name=TEXT")
+    assert done.returncode == 2 and b"--column-type" in done.stderr, done.stderr.decode()
+
+
 def test_dry_run_prints_the_plan_and_writes_nothing(backend, connect, table, orders, tmp_path):
     source = tmp_path / "orders.parquet"
     export(backend, orders, source)

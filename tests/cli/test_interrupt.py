@@ -5,6 +5,7 @@ import rolls back, the exit code is 130."""
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
 import uuid
 
@@ -14,6 +15,7 @@ import pytest
 
 from profiles import backends_where
 
+from .files import parts, read
 from .invocation import interrupt, start, wait_until
 
 #: Seconds from SIGINT to the process's end, at most: SQLCancel and the worker's end, well
@@ -58,11 +60,38 @@ def test_ctrl_c_while_writing_removes_the_partial_file(backend, tmp_path):
     for fmt in ("parquet", "csv"):
         out = tmp_path / f"slow.{fmt}"
         proc = start("export", backend.connstr + attributes, sql, str(out), "--batch-rows", "50")
-        wait_until(lambda out=out: out.exists() and out.stat().st_size > 0, 30, "the output is being written")
+        wait_until(lambda out=out: being_written(out), 30, "the output is being written")
         code, seconds, err = interrupt(proc, timeout=30)
         assert code == 130, err.decode()
         assert seconds < PROMPT_S
-        assert not out.exists()
+        assert list(tmp_path.iterdir()) == []  # neither the output nor its temporary file
+
+
+def being_written(out) -> bool:
+    """The export writes ``out`` (under its temporary name, beside it)."""
+    return any(p.stat().st_size > 0 for p in out.parent.glob(f".{out.stem}*.partial"))
+
+
+@pytest.mark.parametrize("backend", backends_where(lambda p: p.slow_fetch), indirect=True)
+@pytest.mark.parametrize("fmt", ["parquet", "csv", "arrow"])
+@pytest.mark.parametrize("split", [False, True])
+def test_an_export_killed_while_writing_leaves_no_unreadable_output(backend, tmp_path, fmt, split):
+    # SIGKILL: nothing of the process runs after it. What stands under OUTPUT's name (or its
+    # parts' names) is whole, never a file cut mid-write: the file being written has a
+    # temporary name until it is complete.
+    attributes, slow = backend.slow_fetch
+    sql = f"SELECT i FROM ({backend.series(100_000)}) q WHERE {slow}"
+    out = tmp_path / f"slow.{fmt}"
+    extra = ["--rows-per-file", "100"] if split else []
+    proc = start("export", backend.connstr + attributes, sql, str(out), "--batch-rows", "50", *extra)
+    wait_until(lambda: (parts(out) if split else True) and being_written(out), 30, "the output is being written")
+    proc.kill()
+    proc.wait(30)
+    for stream in (proc.stdout, proc.stderr):
+        stream.close()
+    assert not out.exists()
+    for part in parts(out):
+        assert read(part, pa.schema([("i", pa.int32())])).num_rows == 100, part
 
 
 def test_ctrl_c_during_an_import_blocked_in_the_database_rolls_it_back(backend, connect, table, tmp_path):
@@ -101,3 +130,31 @@ def test_ctrl_c_during_an_import_waiting_for_its_input_rolls_it_back(backend, co
     assert seconds < PROMPT_S, err.decode()
     rows = connect(autocommit=True).cursor().execute(f"SELECT id, city FROM {target}").fetchall()
     assert [tuple(r) for r in rows] == [(-1, "kept")]
+
+
+@pytest.mark.parametrize("mode", ["create", "create_append"])
+def test_ctrl_c_during_an_import_that_created_its_table_leaves_no_table(backend, connect, table, mode):
+    # The load created the table, sent rows, and waits for more input (stdin stays open) when
+    # Ctrl-C comes: the process ends with the worker stuck; no table is left, also where the
+    # CREATE committed by itself.
+    target = table(suffix="_created")
+    command = ["import", backend.connstr, target, "-", "--format", "csv", "--batch-rows", "100", "--mode", mode]
+    proc = start(*command, stdin=subprocess.PIPE)
+    # More than the CSV reader's first block (it waits for a whole one): the load begins.
+    rows = b"id,city\n" + b"".join(b"%d,new\n" % i for i in range(400_000))
+    threading.Thread(target=lambda: (proc.stdin.write(rows), proc.stdin.flush()), daemon=True).start()
+    admin = connect(autocommit=True)
+
+    def listed() -> bool:
+        return bool([r for r in admin.cursor().tables(table=target).fetchall() if r[2] == target])
+
+    if backend.ddl_commits:
+        wait_until(lambda: proc.poll() is not None or listed(), 30, f"{target} created")
+        time.sleep(1)
+    else:
+        time.sleep(6)  # the CREATE is in the load's transaction: no other session sees it
+    assert proc.poll() is None, proc.communicate()
+    code, seconds, err = interrupt(proc, timeout=30)
+    assert code == 130, err.decode()
+    assert seconds < PROMPT_S, err.decode()
+    wait_until(lambda: not listed(), 15, f"{target} dropped")

@@ -12,6 +12,8 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
+from fastodbc.cli import cancel, main, progress
+
 from .invocation import run, run_in_terminal
 
 #: What tqdm draws: "export: 1 rows, 19 B [00:02, 0.48 rows/s]", "import:  40%|███  | 40,000/100,000
@@ -67,3 +69,37 @@ def test_import_shows_a_percentage_of_the_input(backend, connect, table, tmp_pat
     assert "100%" in screen and "200,000/200,000 rows" in screen
     assert PROGRESS.search(screen), screen
     assert f"{n:,} rows loaded" in screen
+
+
+class CountingBar:
+    """Stands for tqdm's bar: the counts the display would draw, at each redraw."""
+
+    def __init__(self):
+        self.n, self.total, self.bar_format, self.drawn = 0, None, "", []
+
+    def set_postfix_str(self, text: str, refresh: bool = True) -> None:
+        pass
+
+    def update(self, rows: int) -> None:
+        self.n += rows
+        self.drawn.append(self.n)
+
+    def close(self) -> None:
+        pass
+
+
+def test_export_progress_moves_within_a_batch(backend, tmp_path, monkeypatch):
+    # One batch of all the rows (the default Parquet batch is 131,072): the count moves as the
+    # rows are read, at each redraw, not once the batch is whole. The redraws come every
+    # 5 ms here (0.1 s in use), as a reader fast enough (SQLite's, 1,000,000 rows in under
+    # 0.1 s) would otherwise fill the batch between two of them.
+    n = 1_000_000
+    bar = CountingBar()
+    monkeypatch.setattr(cancel, "TICK_S", 0.005)
+    monkeypatch.setattr(progress, "on_terminal", lambda: True)
+    monkeypatch.setattr(progress, "_bar", lambda action: bar)
+    sql = f"SELECT i, i * 2 AS j FROM ({backend.series(n)}) AS s"
+    out = tmp_path / "many.parquet"
+    assert main(["export", backend.connstr, sql, str(out), "--batch-rows", str(n)]) == 0
+    assert bar.drawn[-1] == n
+    assert any(0 < rows < n for rows in bar.drawn), bar.drawn

@@ -45,7 +45,8 @@ def column_type(profile, col: Column | None) -> pa.DataType:
         numeric = profile.arrow_types["numeric(18,4)"]
         if not numeric.startswith("decimal128"):
             return arrow_type(numeric)  # a database whose NUMERIC is a double
-        return pa.decimal128(col.size, col.scale) if col.size <= 38 else pa.string()
+        wide = col.size > 38 or col.size == profile.numeric_text_precision
+        return pa.string() if wide else pa.decimal128(col.size, col.scale)
     if col.kind in ("varchar(n)", "char(n)"):
         return arrow_type(profile.arrow_types["varchar(50)"])
     return arrow_type(profile.arrow_types[col.kind])

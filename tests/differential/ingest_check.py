@@ -5,6 +5,7 @@ NaN stored as NULL) is made equal, nothing else."""
 
 from __future__ import annotations
 
+import datetime
 import decimal
 import math
 import struct
@@ -54,10 +55,13 @@ def canon(profile, spec: Spec, x: Any) -> Any:
             return float(x) + 0.0  # integral values come back from SQLite as int
         return decimal_key(decimal.Decimal(x))
     if spec.col.kind == "bool":
-        # PyMySQL reads a BIT(1) (MariaDB's BOOLEAN made by create) as its byte.
+        # PyMySQL reads a BIT(1) as its byte (create makes BOOL, TINYINT(1), on MariaDB now).
         return bool(int.from_bytes(x, "big")) if isinstance(x, bytes) else bool(x)
     if isinstance(x, (bytes, bytearray, memoryview)):
         return bytes(x)
+    if isinstance(x, datetime.timedelta) and datetime.timedelta(0) <= x < datetime.timedelta(days=1):
+        # A TIME that is a duration (MariaDB's: Arrow duration[us]): the time of day it is.
+        return (datetime.datetime.min + x).time()
     if spec.col.kind == "uuid":
         return str(x).lower()
     if spec.col.kind == "char(n)":
@@ -112,6 +116,12 @@ def compare_arrow(profile, case: Case, fetched: pa.Table, given: pa.Table, want)
             )
 
 
+def nan_option(profile) -> str:
+    """ingest's ``nan``: NULL asked for where the database would store NULL (fastodbc refuses
+    NaN there unasked); NaN kept, or refused by the server, elsewhere."""
+    return "null" if profile.nan_stored_as == "null" else "keep"
+
+
 def load_and_compare(db, profile, oracle, name: str, case: Case) -> None:
     """Loads the case into table ``name`` and compares what the oracle and the Arrow read
     return with the input."""
@@ -124,7 +134,10 @@ def load_and_compare(db, profile, oracle, name: str, case: Case) -> None:
     cnxn = db.connect(profile.connstr)
     try:
         cur = cnxn.cursor()
-        n = cur.ingest(name, data, mode=case.mode, batch_rows=case.batch_rows, batch_bytes=case.batch_bytes)
+        n = cur.ingest(
+            name, data, mode=case.mode, batch_rows=case.batch_rows, batch_bytes=case.batch_bytes, commit=True,
+            nan=nan_option(profile),
+        )
         assert n == case.table.n_rows, f"ingest returned {n}, the input has {case.table.n_rows} rows"
         assert cnxn.autocommit is False, "ingest left autocommit changed"
         cols = [None, *case.table.columns]

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from . import compare, schema
 from . import values as v
 from .ingest import Case, arrow_input, rows_table
+from .ingest_check import nan_option
 from .ingest_values import TEXT_TYPES, Spec, int_spec, specs
 
 # Plants a mode="create" load meets too (its columns are made from the input's types; a NULL
@@ -142,11 +143,11 @@ def load_refused(db, profile, oracle, name: str, bad: BadCase) -> None:
             # Rows there before, loaded by a load of their own (the oracle's client refuses
             # some values its database keeps: MariaDB's largest FLOAT as PyMySQL's text).
             _, given = arrow_input(case)
-            cur.ingest(name, given.slice(0, bad.prefill))
+            cur.ingest(name, given.slice(0, bad.prefill), commit=True, nan=nan_option(profile))
         before = oracle.select(name, cols) if case.mode == "append" else None
         data, _ = arrow_input(case, (bad.row, bad.column, bad.value))
         try:
-            cur.ingest(name, data, mode=case.mode, batch_rows=case.batch_rows)
+            cur.ingest(name, data, mode=case.mode, batch_rows=case.batch_rows, nan=nan_option(profile))
         except db.Error as e:
             err = e
         else:
@@ -165,7 +166,9 @@ def load_refused(db, profile, oracle, name: str, bad: BadCase) -> None:
             assert not exists(cnxn, name), "the table a refused create made is still there"
         # The connection loads the valid rows after the refused ones.
         data, _ = arrow_input(case)
-        assert cur.ingest(name, data, mode=case.mode, batch_rows=case.batch_rows) == case.table.n_rows
+        options = dict(mode=case.mode, batch_rows=case.batch_rows, commit=True, nan=nan_option(profile))
+        loaded = cur.ingest(name, data, **options)
+        assert loaded == case.table.n_rows
         assert len(oracle.select(name, [None])) == bad.prefill + case.table.n_rows
     finally:
         cnxn.close()

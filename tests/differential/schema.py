@@ -93,11 +93,15 @@ def column_values(profile, col: Column, rules: v.Rules, max_size: int):
         return v.integers(profile.int_bits[k])
     if k in ("real", "float"):
         width = 64 if (k == "float" or profile.real_is_double) else 32
+        # NaN only where the database keeps it: where it would store NULL, fastodbc refuses it.
         return v.floats(
-            width, profile.nan_stored_as != "refused", profile.infinity_stored_as != "refused"
+            width, profile.nan_stored_as == "kept", profile.infinity_stored_as != "refused"
         )
     if k == "numeric(p,s)":
-        return v.decimals(col.size, col.scale)
+        # Where NUMERIC keeps doubles, 15 significant digits: past them the database rounds a
+        # fraction itself, and an integer past 2^53 comes back an int (rows) or is refused
+        # (Arrow) (tests/test_fidelity.py).
+        return v.decimals(min(col.size, 15) if profile.numeric_is_float else col.size, col.scale)
     if k in ("varchar(n)", "char(n)"):
         limit = col.size if profile.enforces_varchar_length else max(col.size * 2, 300)
         return v.text_values(min(limit, max_size), rules)

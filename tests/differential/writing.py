@@ -122,7 +122,9 @@ def write(cnxn, name: str, table: schema.Table, path: WritePath) -> None:
         size = -(-len(rows) // path.chunks) if rows else 0
         parts = [rows[i : i + size] for i in range(0, len(rows), size)] if size else [[]]
         for part in parts:
-            cur.executemany(sql, (r for r in part) if path.iterator else part)
+            # No rows: an empty generator runs nothing, an empty list is refused (as pyodbc).
+            if part or path.iterator:
+                cur.executemany(sql, (r for r in part) if path.iterator else part)
     cnxn.commit()
 
 

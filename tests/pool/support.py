@@ -61,8 +61,9 @@ def count_rows(admin, table: str) -> int:
 
 
 def check_for(backend):
-    """The ``check`` a pool needs to find idle connections whose session the server ended:
-    none where the driver's SQL_ATTR_CONNECTION_DEAD asks the server, else a round trip."""
+    """A ``check`` for tests written before ``check_idle_after``: none where the driver's
+    SQL_ATTR_CONNECTION_DEAD asks the server, else a round trip at every checkout. (The pool
+    validates a connection idle past the window by itself, whatever the driver.)"""
     from fastodbc.pool import ConnectionPool
 
     return None if backend.reports_killed_session_dead else ConnectionPool.check_connection

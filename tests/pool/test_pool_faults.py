@@ -96,12 +96,17 @@ def test_lost_connection_noticed_on_a_closed_cursor_is_discarded(db, backend, ma
             assert works(fresh)
 
 
-def test_idle_connections_whose_sessions_were_killed_are_never_lent(db, backend, make_pool, admin, kills):
-    # Every session of the pool killed server-side while idle: the pool finds them dead
-    # (SQL_ATTR_CONNECTION_DEAD where the driver asks the server, else the check callback) and
-    # lends new ones, with nothing done by the user.
+@pytest.mark.parametrize("found_by", ["validation", "check"])
+def test_idle_connections_whose_sessions_were_killed_are_never_lent(db, backend, make_pool, admin, kills, found_by):
+    # Every session of the pool killed server-side while idle, just after use: the pool finds
+    # them dead and lends new ones, with nothing done by the user. Found by its own validation
+    # (here at every checkout: check_idle_after=0; SQL_ATTR_CONNECTION_DEAD where the driver
+    # asks the server, else a round trip), or by the check callback.
     n = 3
-    pool = make_pool(min_size=n, check=check_for(backend))
+    if found_by == "validation":
+        pool = make_pool(min_size=n, check_idle_after=0.0)
+    else:
+        pool = make_pool(min_size=n, check=ConnectionPool.check_connection)
     pool.wait(timeout=30)
     for attempt in range(REPEAT):
         killed = sessions_of_all(backend, pool, n)
@@ -139,7 +144,9 @@ def test_check_connection_finds_a_killed_session(db, backend, connect, admin, ki
 def test_server_restart_pool_times_out_then_recovers_by_itself(db, backend, make_pool, server):
     n = 2
     timeout = 2.0
-    pool = make_pool(min_size=n, timeout=timeout, check=check_for(backend))
+    # Every checkout validated (check_idle_after=0): the server stops right after the
+    # connections were used, within the default window.
+    pool = make_pool(min_size=n, timeout=timeout, check=check_for(backend), check_idle_after=0.0)
     pool.wait(timeout=30)
     # Connections, not sessions, are compared: a restarted server numbers its sessions again
     # (MariaDB's ids start over at 1). They are all kept, so no id() is reused.
@@ -210,32 +217,6 @@ def test_reconnect_failed_is_called_after_reconnect_timeout(db, backend, make_po
     with pytest.raises(PoolTimeout):
         pool.getconn(timeout=0.5)
     assert time.monotonic() - started < 0.5 + TIMEOUT_SLACK_S
-
-
-@pytest.mark.timeout(300)
-def test_server_restart_without_check_costs_at_most_one_failure(db, backend, make_pool, server):
-    # No check callback: where the driver can't see a dead session (psqlODBC), the first
-    # connection lent after a restart may fail; found dead, it makes the pool check the idle
-    # ones too, so the next ones all work. Where it can (Connector/ODBC), none fails.
-    n = 3
-    pool = make_pool(min_size=n)
-    pool.wait(timeout=30)
-    lend_all(pool, n)
-    for attempt in range(REPEAT):
-        server.halt()
-        server.resume()
-        cnxn = pool.getconn(timeout=90)
-        try:
-            works(cnxn)
-            failed = False
-        except db.Error as e:
-            assert_lost(db, backend, e)
-            failed = True
-        pool.putconn(cnxn)
-        if failed:
-            assert not backend.reports_killed_session_dead, f"attempt {attempt}: the driver sees dead sessions"
-            time.sleep(2)  # the pool checks its idle connections in the background
-        lend_all(pool, n, timeout=90)
 
 
 @pytest.mark.parametrize("backend", backends_where(lambda p: p.is_server), indirect=True)

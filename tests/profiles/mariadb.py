@@ -56,6 +56,7 @@ MARIADB = Profile(
     arrow_types={
         **STANDARD_ARROW_TYPES,
         "bool": "int8",  # BOOLEAN is TINYINT(1)
+        "time": "duration[us]",  # TIME is a duration (-838:59:59.999999 to 838:59:59.999999)
         "tinyint": "int8",
         "tinyint unsigned": "uint8",
         "smallint unsigned": "uint16",
@@ -73,10 +74,15 @@ MARIADB = Profile(
     guid_params_broken=True,  # Connector/ODBC 3.1.15 sends the struct's bytes as they lie
     bool_fetched_as_int=True,  # BOOLEAN is TINYINT(1)
     keeps_negative_zero=False,
+    astral_in_identifiers=False,  # identifiers are utf8mb3 (1300)
     supports_nan=False,  # the server refuses them (22003)
     nan_stored_as="refused",
     infinity_stored_as="refused",
     char_pads=False,
+    null_stamping_timestamp_ddl="TIMESTAMP NOT NULL",  # NULL is stored as the current time
+    fixed_binary_ddl="BINARY({n})",
+    fixed_binary_pads=True,  # BINARY(n) is fixed-length: shorter values get zero bytes
+    time_duration_range=("-838:59:59.999999", "838:59:59.999999"),
     text_equality_is_exact=False,  # utf8mb4_general_ci: case- and accent-insensitive
     bad_cast_raises=False,  # CAST('abc' AS INTEGER) is 0, with a warning
     division_by_zero_raises=False,  # 1/0 is NULL, with a warning
@@ -90,8 +96,10 @@ MARIADB = Profile(
     syntax_error_text="error in your SQL syntax",
     unique_violation_text="duplicate entry",
     series_sql="SELECT seq AS i FROM seq_1_to_{n}",
+    long_result_sql="SELECT seq, md5(seq) FROM seq_1_to_{n}",
     time_scale0="truncate",  # without TIME_ROUND_FRACTIONAL in sql_mode
-    time_param_is_text=True,  # bound as VARCHAR: the driver refuses a TIME with a fraction
+    # Bound as VARCHAR: the driver refuses (or drops) a TIME parameter's fraction.
+    time_fraction_param_is_text=True,
     nul_char_sql="CHAR(0 USING utf8mb4)",
     pipes_concatenate=False,
     identifier_quote="`",
@@ -122,12 +130,17 @@ MARIADB = Profile(
         "WHERE USER = SUBSTRING_INDEX(USER(), '@', 1) AND ID <> CONNECTION_ID()"
     ),
     reports_killed_session_dead=True,  # Connector/ODBC's SQL_ATTR_CONNECTION_DEAD pings
+    # The session's last query id: a new one for each statement and each ping (COM_PING).
+    session_activity_sql="SELECT QUERY_ID FROM information_schema.PROCESSLIST WHERE ID = {id}",
     # COMMAND: 'Query' for a statement sent as text, 'Execute' for a prepared one.
     running_statements_sql=(
         "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() "
         "AND COMMAND <> 'Sleep' AND INFO LIKE '%{marker}%'"
     ),
+    ddl_commits=True,  # CREATE / DROP commit the open transaction
+    short_lock_wait=";InitStmt={SET lock_wait_timeout = 1, innodb_lock_wait_timeout = 1}",
     oracle="pymysql",
+    sqlalchemy_dialect="mysql+pyodbc",
     column_kinds=(*DIFFERENTIAL_KINDS, "tinyint"),
     int_bits={"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64},
     unsigned_int_bits={
@@ -135,4 +148,67 @@ MARIADB = Profile(
     },
     max_varchar=16_383,  # utf8mb4: 65,535 bytes
     row_text_bytes=65_535,
+    # No DEFAULT VALUES; an empty column list and VALUES () insert a row of defaults.
+    default_row_inserts=(
+        "INSERT INTO {t} (id) VALUES (DEFAULT)",
+        "INSERT INTO {t} () VALUES ()",
+        "INSERT INTO {t} VALUES ()",
+    ),
+    paramset_ignored_without_markers=True,  # Connector/ODBC 3.1.15: one row of an array
+    fidelity_ddl={
+        "serial": "INT AUTO_INCREMENT PRIMARY KEY", "bigint": "BIGINT", "numeric(18,4)": "DECIMAL(18,4)",
+        "numeric(38,9)": "DECIMAL(38,9)", "numeric": "DECIMAL(65,30)", "real": "FLOAT", "double": "DOUBLE",
+        "bool": "BOOLEAN", "text": "LONGTEXT", "varchar(20)": "VARCHAR(20)", "char(5)": "CHAR(5)",
+        "bytes": "LONGBLOB", "binary(4)": "BINARY(4)", "date": "DATE", "time": "TIME(6)",
+        "duration": "TIME(6)",  # MariaDB's TIME is a duration (-838:59:59 to 838:59:59)
+        "timetz": "VARCHAR(32)", "timestamp": "DATETIME(6)", "timestamptz": "DATETIME(6)",
+        "interval": "VARCHAR(64)", "uuid": "UUID", "json": "JSON", "jsonb": "JSON", "inet": "VARCHAR(43)",
+        "inet6": "INET6", "int[]": "LONGTEXT", "enum": "ENUM('sad', 'ok', 'happy')", "non-ascii name": "LONGTEXT",
+    },
+    fidelity_kinds=(
+        "serial", "bigint", "numeric(18,4)", "numeric(38,9)", "real", "double", "bool", "text", "varchar(20)",
+        "char(5)", "bytes", "binary(4)", "date", "time", "duration", "timestamp", "uuid", "json", "inet6",
+        "enum", "non-ascii name",
+    ),
+    # The text protocol sends a FLOAT with 6 significant digits: its double is exact.
+    fidelity_read_sql={"real": "CAST({} AS DOUBLE)"},
+    create_sources={
+        "uuid": ("UUID", "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'"),
+        "json": ("JSON", "'{\"b\": 1, \"a\": [1, 2]}'"),
+        "inet6": ("INET6", "'2001:db8::1'"),
+        "enum": ("ENUM('sad', 'ok')", "'ok'"),
+        "varchar(20)": ("VARCHAR(20) NOT NULL", "'abc'"),
+        "char(5)": ("CHAR(5)", "'ab'"),
+        "bool": ("BOOLEAN", "1"),
+        "text": ("LONGTEXT", "'t'"),
+        "numeric(12,3)": ("DECIMAL(12,3)", "1234.567"),
+        "timestamp(0)": ("DATETIME", "'2024-01-02 03:04:05'"),
+    },
+    # Connector/ODBC describes JSON as LONGTEXT, an ENUM by its longest value, BOOLEAN as TINYINT.
+    carried_as={"json": "text", "enum": "text", "bool": "tinyint"},
+    created_types={
+        "uuid": "uuid",
+        "json": "longtext",  # JSON: LONGTEXT checked by JSON_VALID
+        "jsonb": "longtext",
+        "inet": "longtext",
+        "inet6": "inet6",
+        "interval": "longtext",
+        "timetz": "longtext",
+        "int_array": "longtext",
+        "varchar(20)": "varchar(20)",
+        "char(5)": "char(5)",
+        "bool": "tinyint(1)",  # BOOLEAN
+        "tinyint": "smallint(6)",
+        "text": "longtext",
+        "numeric(12,3)": "decimal(12,3)",
+        "timestamp(0)": "datetime",
+        "timestamp": "datetime(6)",
+    },
+    column_type_sql=(
+        "SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE = 'NO' FROM information_schema.COLUMNS "
+        "WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '{table}'"
+    ),
+    text_cast_sql="CAST({} AS CHAR)",
+    # Connector/ODBC 3.1 reports 255 (SQL_MAX_COLUMN_NAME_LEN); the server refuses over 64.
+    max_column_name=(64, "characters"),
 )

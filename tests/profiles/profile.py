@@ -138,6 +138,8 @@ class Profile:
     server_script: str | None = None
     # Attributes every test connection string ends with (bounding lock waits: LOCK_TIMEOUT_S).
     connect_attributes: str = ""
+    # A server: the connection-string attributes naming its host and its port (at()).
+    address_attributes: tuple[str, str] = ("Server", "Port")
     # A server: attributes pointing its connection string where no server listens.
     unreachable_attributes: tuple[tuple[str, str], ...] = (("Port", "1"),)
     ddl_map: dict[str, str] = dataclasses.field(default_factory=lambda: dict(STANDARD_DDL))
@@ -167,11 +169,14 @@ class Profile:
     bool_fetched_as_int: bool = False  # BOOLEAN is an integer type: fetched as int
     min_date: datetime.date = datetime.date(1, 1, 1)
     max_date: datetime.date = datetime.date(9999, 12, 31)
-    float_digits: int = 17  # significant digits a double keeps through the driver
-    keeps_negative_zero: bool = True  # -0.0 comes back with its sign
+    # Significant digits a double keeps through the driver; fewer than 17: fastodbc warns
+    # (PrecisionWarning) once per result with floating-point columns.
+    float_digits: int = 17
+    # -0.0 comes back with its sign; False: the database drops it (its own client reads 0.0).
+    keeps_negative_zero: bool = True
     supports_nan: bool = True  # NaN / inf stored and returned as such
-    # What a NaN / an infinite double becomes: "kept", "null" (stored as NULL) or "refused"
-    # (DataError).
+    # What the database makes of a NaN / an infinite double: "kept", "null" (stored as NULL:
+    # fastodbc refuses NaN there, DataError, unless ingest(nan="null")) or "refused" (DataError).
     nan_stored_as: str = "kept"
     infinity_stored_as: str = "kept"
     timestamp_precision: int = 6  # fractional-second digits a TIMESTAMP keeps
@@ -180,6 +185,8 @@ class Profile:
     # the text it was given).
     time_scale0: str = "round"
     time_param_is_text: bool = False  # `SELECT ?` returns a datetime.time as its text
+    # `SELECT ?` returns a datetime.time with a fraction as its text (a whole-second one as a time)
+    time_fraction_param_is_text: bool = False
     # SQL for the one-character text U+0000 (None: the database's text cannot hold NUL).
     nul_char_sql: str | None = None
     # The driver returns text holding NUL cut at the NUL, and nothing tells it was cut
@@ -202,6 +209,9 @@ class Profile:
     enforces_varchar_length: bool = True  # a value longer than VARCHAR(n) is refused, never kept
     text_equality_is_exact: bool = True  # 'Ä' = 'ä' is false (not a case-insensitive collation)
     astral_in_sql_text: bool = True  # the SQL text itself may hold characters beyond U+FFFF
+    # Identifiers (column names) may hold characters beyond U+FFFF (MariaDB's are utf8mb3:
+    # 1300 "Invalid utf8mb4 character string"; SQLite's SQL text cannot hold them).
+    astral_in_identifiers: bool = True
     # Catalog functions misread names holding U+xxD8-U+xxDB ('Ø'): fastodbc refuses them.
     catalog_misreads_names: bool = False
     # (kind, SQL literal): dates and timestamps the database keeps and returns that datetime
@@ -226,9 +236,20 @@ class Profile:
     # pyodbc's fast_executemany segfaults inside the driver's SQLExecute (sqliteodbc): the
     # tests using it do not run against pyodbc (FASTODBC_TEST_MODULE=pyodbc) there.
     pyodbc_fast_executemany_crashes: bool = False
+    # Statements without parameter markers that insert one row of defaults into {t}, a table
+    # whose columns all have defaults (the standard forms; executemany runs them once per row).
+    default_row_inserts: tuple[str, ...] = (
+        "INSERT INTO {t} DEFAULT VALUES",
+        "INSERT INTO {t} (id) VALUES (DEFAULT)",
+    )
+    # The driver runs a statement without markers once whatever the parameter array's size
+    # (MariaDB): pyodbc's fast_executemany then stores one row of many.
+    paramset_ignored_without_markers: bool = False
     # pyodbc binds a datetime.time as SQL_TYPE_TIME, whose struct has no fraction, and the
     # driver keeps it so (psqlODBC): the fraction is lost.
     pyodbc_time_loses_fraction: bool = False
+    # `SELECT ?` of a datetime.time through pyodbc (SQL_C_TYPE_TIME) comes back as text.
+    pyodbc_time_param_is_text: bool = False
     # -- errors: (SQLSTATE prefix, exception class name) the driver reports
     syntax_error: tuple[str, str] = ("42", "ProgrammingError")
     unique_violation: tuple[str, str] = ("23", "IntegrityError")
@@ -248,6 +269,12 @@ class Profile:
     series_sql: str = (  # a query with one column `i` = 1..{n}
         "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < {n}) "
         "SELECT i FROM s"
+    )
+    # A long result: {n} rows of an integer and a 32-character text the server computes per
+    # row (tests/aio/test_release.py: results dropped unfinished, tasks cancelled mid-fetch).
+    long_result_sql: str = (
+        "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < {n}) "
+        "SELECT i, CAST(i * 100000007 AS VARCHAR(32)) AS t FROM s"
     )
     # A query that keeps the driver busy about {seconds} s ({rows}: SLEEP_ROWS_PER_SECOND
     # rows for a database with no sleep function), returning one row.
@@ -276,6 +303,33 @@ class Profile:
     # Arrow: decimal128 of the described scale, and DataError for the value that does not fit.
     # None: no such column.
     numeric_outgrows_description: tuple[str, str] | None = None
+    # A NUMERIC of no declared precision (PostgreSQL's `numeric`: any digits, NaN, Infinity),
+    # which the driver describes with a precision of its making: Arrow holds its exact text.
+    # None: no such type.
+    unconstrained_numeric_ddl: str | None = None
+    # The precision the driver describes such a NUMERIC with, which a declared one of that
+    # precision shares: Arrow holds both as text (psqlODBC: 28). None: no such precision.
+    numeric_text_precision: int | None = None
+    # An interval type the driver describes as short text (psqlODBC: VARCHAR(32)): rows and
+    # Arrow give its text, and a load appends any text the database parses. None: no such type.
+    interval_ddl: str | None = None
+    # A TIMESTAMP NOT NULL column the database fills with the current time when sent NULL,
+    # though the driver reports it nullable (MariaDB): a load refuses the NULL by name;
+    # executemany sends it and the database stores the time. None: no such column type.
+    null_stamping_timestamp_ddl: str | None = None
+    # A fixed-length binary column of n bytes ("{n}"), and whether shorter values come back
+    # padded with zero bytes (the database's rule: MariaDB's BINARY(n)). None: no such type.
+    fixed_binary_ddl: str | None = None
+    fixed_binary_pads: bool = False
+    # TIME is a duration with this range (MariaDB: -838:59:59.999999 to 838:59:59.999999):
+    # rows give datetime.timedelta outside a day, Arrow duration[us]. None: a time of day.
+    time_duration_range: tuple[str, str] | None = None
+    # Freeing a statement the driver prepared on the server is a round trip (psqlODBC closes it
+    # there): on a dead link the free waits (tests/faults/test_frozen_threads.py).
+    statement_free_round_trip: bool = False
+    # The driver crashes (SIGSEGV) fetching through server_cursor_attributes once the link
+    # was reset in the middle of the result (psqlODBC 13 in SQLFetch, as pyodbc through it).
+    server_cursor_crashes_on_lost_link: bool = False
     # Connection attributes and a WHERE condition with which each row the driver fetches
     # takes the server ~2 ms to produce (None: the driver reads whole results at execute).
     slow_fetch: tuple[str, str] | None = None
@@ -301,6 +355,8 @@ class Profile:
     dsn_keys: dict[str, str] = dataclasses.field(default_factory=dict)
     # -- driver answers the pyodbc API tests meet
     drop_rowcount: int = 0  # rowcount after DROP TABLE (-1: the driver's SQLRowCount is silent)
+    alter_rowcount: int = 0  # rowcount after ALTER TABLE (-1: as drop_rowcount)
+    create_rowcount: int = 0  # rowcount after CREATE TABLE / CREATE INDEX
     # SQL that creates / drops a stored procedure or function {name} with one integer
     # parameter `a`; None where the database has none (SQLite).
     create_procedure_sql: str | None = None
@@ -309,6 +365,10 @@ class Profile:
     # and what the database or its driver cannot keep (README, "What the test databases cannot
     # keep"); the random schemas and values follow these, never the profile's name.
     oracle: str = ""  # client module: "sqlite3", "psycopg" or "pymysql" ("": not tested)
+    # -- a real client (tests/test_sqlalchemy.py): the SQLAlchemy dialect that drives this
+    # database through a pyodbc-style module, fastodbc standing in for pyodbc (None: SQLAlchemy
+    # has no pyodbc dialect for it).
+    sqlalchemy_dialect: str | None = None
     column_kinds: tuple[str, ...] = DIFFERENTIAL_KINDS  # ddl_map kinds the schemas draw from
     int_bits: dict[str, int] = dataclasses.field(  # bits of each integer kind
         default_factory=lambda: {"smallint": 16, "int": 32, "bigint": 64}
@@ -334,6 +394,44 @@ class Profile:
     text_decodings: tuple[str, ...] = ("utf-8", "utf-16le")  # both C types: the driver offers both
     # Connection-string attributes a result can also be read through ({n}: rows per fetch).
     read_options: tuple[str, ...] = ("",)
+    # -- the cross-database fidelity matrix (tests/crossdb): a table of the database's own
+    # types moved to every database by each path. Kinds are tests/crossdb/kinds.py's names.
+    # DDL of each kind as this database's natural column type: the source table's columns
+    # (kinds in fidelity_kinds) and the columns of a pre-made table loaded in append mode
+    # (every kind: where the database has no such type, the one a user would pick for it).
+    fidelity_ddl: dict[str, str] = dataclasses.field(default_factory=dict)
+    fidelity_kinds: tuple[str, ...] = ()  # the kinds of the source table (the database's own types)
+    # How the independent client selects a kind exactly ({} the column), where the plain
+    # column would come back changed by the client (a FLOAT's 6 digits, an interval's months).
+    fidelity_read_sql: dict[str, str] = dataclasses.field(default_factory=dict)
+    # SQL run before the tables are made (types the DDL names: an enum), idempotent.
+    fidelity_setup_sql: tuple[str, ...] = ()
+    # -- a load inside the caller's transaction (tests/test_ingest_transactions.py)
+    # Cursor.ingest rolls back a failed load alone, to a savepoint (False: the database has
+    # none; the error then says the rows stay in the open transaction).
+    ingest_savepoint: bool = True
+    # DDL commits the open transaction (SQL_TXN_CAPABLE: SQL_TC_DDL_COMMIT).
+    ddl_commits: bool = False
+    # Connection-string attributes with which a connection waits at most ~1 s for a lock.
+    short_lock_wait: str = ""
+    # -- tables ingest's create makes (tests/test_ingest_create_types.py)
+    # The source columns of the create round trip: kind -> (DDL, the SQL literal of its value).
+    # A kind names the type's family (docs/driver-types.md, "Tables create makes").
+    create_sources: dict[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
+    # What the driver's description carries of a source kind, where not the kind itself: the
+    # kind of column create then makes from it (MariaDB describes JSON as LONGTEXT: "text";
+    # SQLite's declared lengths and digits are no limits, so none is carried).
+    carried_as: dict[str, str] = dataclasses.field(default_factory=dict)
+    # As a target: the column type create makes for each carried kind, as this database's
+    # catalog names it (column_type_sql's type, lower-case).
+    created_types: dict[str, str] = dataclasses.field(default_factory=dict)
+    # SQL giving (name, type, not null) of each column of table {table}, run by the oracle.
+    column_type_sql: str = ""
+    # SQL giving column {} as text, run by the oracle.
+    text_cast_sql: str = "CAST({} AS TEXT)"
+    # The longest column name create makes, and its unit ("bytes" or "characters"): longer
+    # ones are refused by name (PostgreSQL would cut them at 63 bytes with only a NOTICE).
+    max_column_name: tuple[int, str] = (255, "characters")
     # -- faults (tests/test_faults.py); None where the database has no such thing
     session_id_sql: str | None = None  # this session's id on the server
     kill_session_sql: str | None = None  # ends session {id}, from another session
@@ -354,6 +452,9 @@ class Profile:
     # pings the server); False: it reports only a loss the driver already saw (psqlODBC), so a
     # pool needs a `check` round trip to find an idle connection whose session was killed.
     reports_killed_session_dead: bool = False
+    # A value that changes whenever session {id} gets a command from its client (a statement,
+    # a ping): where the server can tell whether a pool checked a connection. None: it can't.
+    session_activity_sql: str | None = None
     # Run on a connection of a login: the number of the other sessions that login has open now
     # (None: the database has no logins or sessions).
     own_sessions_sql: str | None = None
@@ -386,6 +487,17 @@ class Profile:
         )
         return dataclasses.replace(bound, schema=bound.database) if self.schema_is_database else bound
 
+    def address(self) -> tuple[str, int]:
+        """A server's (host, port), from its connection string."""
+        host, port = (_attribute(self.connstr, a) for a in self.address_attributes)
+        assert host and port, f"{self.name}: no {self.address_attributes} in the connection string"
+        return host, int(port)
+
+    def at(self, host: str, port: int) -> str:
+        """This server's connection string pointed at ``host``:``port`` (a fault proxy)."""
+        server, port_key = self.address_attributes
+        return with_attributes(self.connstr, **{server: host, port_key: str(port)})
+
     def server_control(self) -> ServerControl | None:
         """Stops and starts this profile's server, when server_script runs the server the
         tests' connection string points at (its `env` exports that connection string)."""
@@ -412,6 +524,9 @@ class Profile:
 
     def series(self, n: int) -> str:
         return self.series_sql.format(n=int(n))
+
+    def long_result(self, n: int) -> str:
+        return self.long_result_sql.format(n=int(n))
 
     def sleep(self, seconds: float) -> str:
         return self.sleep_sql.format(seconds=seconds, rows=int(seconds * SLEEP_ROWS_PER_SECOND))

@@ -63,6 +63,7 @@ SQLITE = Profile(
     int_column_is_64bit=True,
     enforces_varchar_length=False,
     astral_in_sql_text=False,  # its SQL scanner: 'unrecognized token' (as parameters: kept)
+    astral_in_identifiers=False,
     unrepresentable_datetimes=tuple(
         (kind, literal) for kind in ("date", "timestamp") for literal in ("'0000-01-01'", "'10000-01-01'")
     ),
@@ -72,6 +73,7 @@ SQLITE = Profile(
     select_rowcount_known=False,
     bulk_insert="compiled_once",
     pyodbc_fast_executemany_crashes=True,
+    default_row_inserts=("INSERT INTO {t} DEFAULT VALUES",),  # no DEFAULT in VALUES
     syntax_error=("HY000", "Error"),  # sqliteodbc reports every error as HY000
     unique_violation=("HY000", "Error"),
     missing_table=("HY000", "Error"),
@@ -89,6 +91,7 @@ SQLITE = Profile(
     invalid_utf8_text_sql="CAST(x'61ff62' AS TEXT)",  # text keeps whatever bytes it is given
     schema="main",
     short_description=("", "VARCHAR(10)"),  # VARCHAR(n) is not enforced
+    short_lock_wait=";Timeout=1000",  # the busy timeout, ms
     oracle="sqlite3",
     # Every INTEGER column of SQLite keeps 64 bits, whatever its declared width.
     int_bits={"smallint": 64, "int": 64, "bigint": 64},
@@ -101,4 +104,48 @@ SQLITE = Profile(
     wide_fetch_max_codepoint=0xFFFFF,
     # StepAPI=1: the driver steps the statement per fetch instead of holding the result.
     read_options=("", "StepAPI=1"),
+    # Declared types name an affinity only: a type name as a user of SQLite writes it.
+    fidelity_ddl={
+        "serial": "INTEGER PRIMARY KEY", "bigint": "INTEGER", "numeric(18,4)": "NUMERIC(18,4)",
+        "numeric(38,9)": "NUMERIC(38,9)", "numeric": "NUMERIC", "real": "REAL", "double": "REAL",
+        "bool": "BOOLEAN", "text": "TEXT", "varchar(20)": "VARCHAR(20)", "char(5)": "CHAR(5)",
+        "bytes": "BLOB", "binary(4)": "BLOB", "date": "DATE", "time": "TIME", "duration": "TEXT",
+        "timetz": "TEXT", "timestamp": "TIMESTAMP", "timestamptz": "TIMESTAMP", "interval": "TEXT",
+        "uuid": "VARCHAR(36)", "json": "TEXT", "jsonb": "TEXT", "inet": "TEXT", "inet6": "TEXT",
+        "int[]": "TEXT", "enum": "TEXT", "non-ascii name": "TEXT",
+    },
+    fidelity_kinds=(
+        "serial", "bigint", "numeric(18,4)", "numeric(38,9)", "double", "bool", "text", "varchar(20)",
+        "char(5)", "bytes", "date", "time", "timestamp", "non-ascii name",
+    ),
+    create_sources={
+        "uuid": ("UUID", "'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'"),
+        "json": ("JSON", "'{\"b\": 1, \"a\": [1, 2]}'"),
+        "varchar(20)": ("VARCHAR(20) NOT NULL", "'abc'"),
+        "bool": ("BOOLEAN", "1"),
+        "text": ("TEXT", "'t'"),
+        "timestamp(0)": ("TIMESTAMP", "'2024-01-02 03:04:05'"),
+    },
+    # Declared lengths and digits are no limits in SQLite: not carried.
+    carried_as={"varchar(20)": "text", "timestamp(0)": "timestamp"},
+    # The driver's longest text type (SQLGetTypeInfo): text where no type of the kind exists.
+    created_types={
+        "uuid": "longvarchar",
+        "json": "longvarchar",
+        "jsonb": "longvarchar",
+        "inet": "longvarchar",
+        "inet6": "longvarchar",
+        "interval": "longvarchar",
+        "timetz": "longvarchar",
+        "int_array": "longvarchar",
+        "varchar(20)": "varchar(20)",
+        "char(5)": "char(5)",
+        "bool": "bit",
+        "tinyint": "smallint",
+        "text": "longvarchar",
+        "numeric(12,3)": "numeric(12,3)",
+        "timestamp(0)": "timestamp(0)",
+        "timestamp": "timestamp(6)",
+    },
+    column_type_sql="SELECT name, lower(type), \"notnull\" FROM pragma_table_info('{table}')",
 )

@@ -3,12 +3,14 @@
 //! out equal through both or raises the same `DataError` through both.
 
 use arrow_buffer::NullBufferBuilder;
+use chrono::DateTime;
 use fastodbc_core::types::numeric::{int_of_width, NumberText};
 use fastodbc_core::types::temporal::days_from_civil;
 use fastodbc_core::types::{guid, temporal};
 use fastodbc_core::{ColumnValues, Error, Result};
 
 use crate::schema::{Conversion, IntType};
+use crate::zone::{NoInstant, SessionZone};
 
 /// Where a value is, for messages: its column, and the result's row of the block's row 0.
 pub struct Located<'a> {
@@ -138,7 +140,12 @@ pub fn float(b: &[u8], row: usize, at: &Located<'_>) -> Result<f64> {
 pub fn float_text(b: &[u8], row: usize, at: &Located<'_>) -> Result<f64> {
     match NumberText::float(b) {
         NumberText::Float(v) => Ok(v),
-        NumberText::Int(v) => Ok(v as f64),
+        // Past 2^53 (`NumberText::float`): a double would change it.
+        NumberText::Int(v) => Err(at.error(
+            row,
+            "22003",
+            format!("the integer {v} is stored in this floating-point column and a double can't hold it exactly; CAST it in the query"),
+        )),
         NumberText::Text => Err(at.error(
             row,
             "22018",
@@ -250,6 +257,22 @@ pub fn date(b: &[u8], row: usize, at: &Located<'_>) -> Result<i32> {
     Ok(days_from_civil(y, m, day) as i32)
 }
 
+/// Signed microseconds, from the text a duration's TIME column is fetched as (MariaDB's
+/// `-838:59:59.999999`).
+#[inline]
+pub fn duration(b: &[u8], row: usize, at: &Located<'_>) -> Result<i64> {
+    temporal::parse_duration(b).ok_or_else(|| {
+        at.error(
+            row,
+            "22018",
+            format!(
+                "the driver returned an invalid time {:?}",
+                String::from_utf8_lossy(b)
+            ),
+        )
+    })
+}
+
 /// Microseconds since midnight, from the text a time column is fetched as.
 #[inline]
 pub fn time(b: &[u8], row: usize, at: &Located<'_>) -> Result<i64> {
@@ -352,4 +375,39 @@ pub fn var(
         },
     }
     Ok(())
+}
+
+/// UTC microseconds since the epoch of a zoned timestamp the driver gave as `zone`'s wall
+/// time (a `SQL_C_TYPE_TIMESTAMP` element): a wall time the zone shows twice, or never,
+/// is refused with the way out, never guessed.
+#[inline]
+pub fn zoned_timestamp(b: &[u8], zone: SessionZone, row: usize, at: &Located<'_>) -> Result<i64> {
+    let wall = timestamp(b, row, at)?;
+    if zone.is_utc() {
+        return Ok(wall);
+    }
+    let secs = wall.div_euclid(1_000_000);
+    match zone.offset_at_wall(secs) {
+        Ok(offset) => Ok(wall - i64::from(offset) * 1_000_000),
+        Err(why) => {
+            let shown = DateTime::from_timestamp_micros(wall)
+                .map(|t| t.naive_utc().to_string())
+                .unwrap_or_else(|| wall.to_string());
+            let what = match why {
+                NoInstant::Repeated(a, b) => format!(
+                    "zoned timestamp {shown} names two instants in the session's time zone \
+                     {zone} (UTC offsets {a} s and {b} s: the hour repeated when daylight \
+                     saving time ends), and the driver drops the offset that tells them apart"
+                ),
+                NoInstant::Skipped => format!(
+                    "zoned timestamp {shown} is a wall time the session's time zone {zone} skips"
+                ),
+            };
+            Err(at.error(
+                row,
+                "22008",
+                format!("{what}; run the query with SET TIME ZONE 'UTC' to read it"),
+            ))
+        }
+    }
 }

@@ -4,6 +4,7 @@
 //! back when the result is read to the end, or closes the result when dropped before that.
 //! Needs no Python: pyarrow, DuckDB or polars may read it on their own threads.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
@@ -59,6 +60,9 @@ pub struct ArrowBatches {
     /// Batches that ended at the row limit.
     full_batches: usize,
     interrupt: Option<Interrupt>,
+    /// Rows converted so far, the batch being filled's among them: read by another thread
+    /// (a progress display) while a batch of many rows is built.
+    rows_read: Arc<AtomicUsize>,
 }
 
 impl ArrowBatches {
@@ -84,6 +88,7 @@ impl ArrowBatches {
             started: false,
             full_batches: 0,
             interrupt: None,
+            rows_read: Arc::new(AtomicUsize::new(0)),
         }
     }
 
@@ -95,6 +100,11 @@ impl ArrowBatches {
 
     pub fn schema(&self) -> SchemaRef {
         self.schema.clone()
+    }
+
+    /// The count of rows converted so far, as it grows (block by block, within a batch).
+    pub fn rows_read(&self) -> Arc<AtomicUsize> {
+        self.rows_read.clone()
     }
 
     /// The next batch, `None` at the end of the result. The first error ends the stream: the
@@ -171,6 +181,7 @@ impl ArrowBatches {
                 }
             };
             self.pos = start + appended;
+            self.rows_read.fetch_add(appended, Ordering::Relaxed);
             if appended < end - start
                 || batch.rows >= self.limits.rows
                 || batch.bytes() >= self.limits.bytes

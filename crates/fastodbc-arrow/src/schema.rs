@@ -7,6 +7,8 @@ use std::sync::Arc;
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use fastodbc_core::{ffi, ColumnPlan, TextCodec, ValueKind};
 
+use crate::zone::SessionZone;
+
 /// Decodes narrow text in a codec only the consumer's host knows (Python's codecs, for
 /// `setdecoding(..., encoding="latin-1")`), into UTF-8.
 pub trait NarrowDecoder: Send + Sync {
@@ -64,7 +66,12 @@ pub enum Conversion {
     Bool,
     Date,
     Time,
+    /// A TIME that is a duration (MariaDB's), into signed microseconds.
+    Duration,
     Timestamp,
+    /// A zoned timestamp the driver gives as the session zone's wall time, into UTC
+    /// microseconds (`ColumnPlan::zoned`, `zone`).
+    ZonedTimestamp(SessionZone),
     Utf8,
     Utf16,
     Narrow(Arc<str>, Arc<dyn NarrowDecoder>),
@@ -87,7 +94,18 @@ pub struct TypeOptions {
     pub sizes_unreliable: bool,
     /// For narrow text in a codec other than UTF-8.
     pub narrow: Option<Arc<dyn NarrowDecoder>>,
+    /// The session's time zone, read where a column is `ColumnPlan::zoned`: such columns
+    /// become `timestamp[us, tz=UTC]` instants. Without it they stay wall times.
+    pub session_zone: Option<SessionZone>,
+    /// A NUMERIC described with this precision may have none declared
+    /// (`Strategy::numeric_as_text`): its exact text.
+    pub numeric_as_text: Option<usize>,
+    /// TIME is a duration (`Strategy::time_as_duration`): `duration[us]`.
+    pub time_as_duration: bool,
 }
+
+/// The zone of the instants of zoned timestamp columns in Arrow.
+pub const INSTANT_ZONE: &str = "UTC";
 
 /// The widest decimal `decimal128` holds.
 const MAX_DECIMAL128_PRECISION: usize = 38;
@@ -130,8 +148,14 @@ impl ArrowColumn {
             ValueKind::Float => (DataType::Float64, Conversion::Float64),
             ValueKind::Decimal => {
                 let scale = desc.digits.max(0) as usize;
-                if desc.size == 0 || desc.size > MAX_DECIMAL128_PRECISION || scale > desc.size {
-                    // Wider than decimal128 (or of no stated precision): its exact text.
+                let nominal = opts.numeric_as_text == Some(desc.size);
+                if nominal
+                    || desc.size == 0
+                    || desc.size > MAX_DECIMAL128_PRECISION
+                    || scale > desc.size
+                {
+                    // Wider than decimal128, or of no stated precision (PostgreSQL's `numeric`
+                    // holds any digits, NaN and Infinity): its exact text.
                     (DataType::Utf8, Conversion::Utf8)
                 } else {
                     let (precision, scale) = (desc.size as u8, scale as i8);
@@ -142,18 +166,35 @@ impl ArrowColumn {
                 }
             }
             ValueKind::Date => (DataType::Date32, Conversion::Date),
-            ValueKind::Time => (DataType::Time64(TimeUnit::Microsecond), Conversion::Time),
-            ValueKind::Timestamp => (
-                DataType::Timestamp(TimeUnit::Microsecond, None),
-                Conversion::Timestamp,
+            ValueKind::Time if opts.time_as_duration => (
+                DataType::Duration(TimeUnit::Microsecond),
+                Conversion::Duration,
             ),
+            ValueKind::Time => (DataType::Time64(TimeUnit::Microsecond), Conversion::Time),
+            ValueKind::Timestamp => match opts.session_zone.filter(|_| plan.zoned) {
+                Some(zone) => (
+                    DataType::Timestamp(TimeUnit::Microsecond, Some(INSTANT_ZONE.into())),
+                    Conversion::ZonedTimestamp(zone),
+                ),
+                None => (
+                    DataType::Timestamp(TimeUnit::Microsecond, None),
+                    Conversion::Timestamp,
+                ),
+            },
             ValueKind::Guid => (DataType::Utf8, Conversion::GuidText),
         };
         ArrowColumn {
-            field: Field::new(desc.name.clone(), data_type, true),
+            field: Field::new(c_safe(&desc.name), data_type, true),
             conversion,
         }
     }
+}
+
+/// A name or text fit for the Arrow C Data Interface, whose strings end at a NUL: arrow-rs
+/// panics exporting one that holds a NUL (an abort across the FFI boundary), so a NUL a
+/// driver leaves in a name shows as U+FFFD instead.
+pub fn c_safe(text: &str) -> String {
+    text.replace('\0', "\u{FFFD}")
 }
 
 /// The Arrow integer of an integer SQL type: its width, signed unless the driver says unsigned.
@@ -182,4 +223,13 @@ pub fn schema_of(columns: &[ArrowColumn]) -> Schema {
             .map(|c| c.field.clone())
             .collect::<Vec<Field>>(),
     )
+}
+
+#[cfg(test)]
+mod c_safe_tests {
+    #[test]
+    fn a_nul_in_a_name_never_reaches_the_c_interface() {
+        assert_eq!(super::c_safe("a\0b"), "a\u{FFFD}b");
+        assert_eq!(super::c_safe("é"), "é");
+    }
 }

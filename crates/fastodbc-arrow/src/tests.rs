@@ -36,11 +36,37 @@ fn arrow_type(plan: &ColumnPlan, unsigned: bool, sizes_unreliable: bool) -> Data
     let opts = TypeOptions {
         sizes_unreliable,
         narrow: None,
+        session_zone: None,
+        numeric_as_text: None,
+        time_as_duration: false,
     };
     ArrowColumn::for_plan(plan, unsigned, &opts)
         .field
         .data_type()
         .clone()
+}
+
+#[test]
+fn a_numeric_of_nominal_precision_is_its_text() {
+    // psqlODBC describes PostgreSQL's unconstrained `numeric` as NUMERIC(28,6): its values
+    // may not fit decimal128(28, 6) (`Strategy::numeric_as_text`).
+    let plan = described(ffi::SQL_NUMERIC, 28, 6, PlanOptions::default());
+    let opts = TypeOptions {
+        numeric_as_text: Some(28),
+        ..TypeOptions::default()
+    };
+    let of = |plan: &ColumnPlan| {
+        ArrowColumn::for_plan(plan, false, &opts)
+            .field
+            .data_type()
+            .clone()
+    };
+    assert_eq!(of(&plan), DataType::Utf8);
+    let by_values = described(ffi::SQL_NUMERIC, 28, 9, PlanOptions::default());
+    assert_eq!(of(&by_values), DataType::Utf8);
+    let declared = described(ffi::SQL_NUMERIC, 18, 4, PlanOptions::default());
+    assert_eq!(of(&declared), DataType::Decimal128(18, 4));
+    assert_eq!(arrow_type(&plan, false, false), DataType::Decimal128(28, 6));
 }
 
 #[test]
@@ -303,6 +329,9 @@ fn integers_stored_as_text_are_read_or_refused() {
         &TypeOptions {
             sizes_unreliable: true,
             narrow: None,
+            session_zone: None,
+            numeric_as_text: None,
+            time_as_duration: false,
         },
     );
     let mut batch = Batch::new(std::slice::from_ref(&col), 4);
@@ -319,4 +348,76 @@ fn integers_stored_as_text_are_read_or_refused() {
     let got = rb.column(0).as_primitive::<Int64Type>();
     assert_eq!(got.value(0), i64::MIN);
     assert!(got.is_null(1));
+}
+
+/// A `SQL_C_TYPE_TIMESTAMP` element as the driver writes it.
+fn timestamp_element(y: i16, mo: u16, d: u16, h: u16, mi: u16, s: u16, ns: u32) -> Vec<u8> {
+    let mut b = Vec::with_capacity(16);
+    for f in [y as u16, mo, d, h, mi, s] {
+        b.extend_from_slice(&f.to_ne_bytes());
+    }
+    b.extend_from_slice(&ns.to_ne_bytes());
+    b
+}
+
+#[test]
+fn zoned_timestamps_become_utc_instants() {
+    use arrow_array::types::TimestampMicrosecondType;
+    use chrono_tz::Tz;
+
+    use crate::zone::SessionZone;
+
+    let mut plan = ResultPlan::new(
+        vec![described(
+            ffi::SQL_TYPE_TIMESTAMP,
+            26,
+            6,
+            PlanOptions::default(),
+        )],
+        1 << 16,
+    );
+    plan.columns[0].zoned = true;
+    let mut block = RowBlock::new(&plan, 4);
+    let values = vec![
+        // New York wall times: 2024-07-01 08:00:00.25 EDT, NULL, 2024-11-03 01:30 (twice).
+        Some(timestamp_element(2024, 7, 1, 8, 0, 0, 250_000_000)),
+        None,
+        Some(timestamp_element(2024, 11, 3, 1, 30, 0, 0)),
+    ];
+    fill(&mut block, 0, &values);
+    let opts = |zone| TypeOptions {
+        session_zone: zone,
+        numeric_as_text: None,
+        time_as_duration: false,
+        ..TypeOptions::default()
+    };
+    let ny = Some(SessionZone::Named(Tz::America__New_York));
+    let col = ArrowColumn::for_plan(&plan.columns[0], false, &opts(ny));
+    assert_eq!(
+        col.field.data_type(),
+        &DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into()))
+    );
+    // Not zoned, or no zone read: the wall time, as before.
+    let naive = ArrowColumn::for_plan(&plan.columns[0], false, &opts(None));
+    assert_eq!(
+        naive.field.data_type(),
+        &DataType::Timestamp(TimeUnit::Microsecond, None)
+    );
+    let mut batch = Batch::new(std::slice::from_ref(&col), 4);
+    let cells = block.column(0).expect("column");
+    batch.columns[0].append(&cells, 0..2, 0).expect("instants");
+    let e = batch.columns[0]
+        .append(&cells, 2..3, 0)
+        .expect_err("a repeated wall time");
+    assert!(e.to_string().contains("names two instants"), "{e}");
+    assert!(e.to_string().contains("America/New_York"), "{e}");
+    batch.rows = 2;
+    let rb = batch
+        .finish(Arc::new(crate::schema_of(&[col])))
+        .expect("finish");
+    let got = rb.column(0).as_primitive::<TimestampMicrosecondType>();
+    // 2024-07-01 12:00:00.25 UTC.
+    assert_eq!(got.value(0), 1_719_835_200_250_000);
+    assert!(got.is_null(1));
+    assert_eq!(got.timezone(), Some("UTC"));
 }

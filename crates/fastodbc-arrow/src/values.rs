@@ -7,9 +7,9 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::types::{
-    Date32Type, Decimal128Type, Float32Type, Float64Type, Int16Type, Int32Type, Int64Type,
-    Int8Type, Time64MicrosecondType, TimestampMicrosecondType, UInt16Type, UInt32Type, UInt64Type,
-    UInt8Type,
+    Date32Type, Decimal128Type, DurationMicrosecondType, Float32Type, Float64Type, Int16Type,
+    Int32Type, Int64Type, Int8Type, Time64MicrosecondType, TimestampMicrosecondType, UInt16Type,
+    UInt32Type, UInt64Type, UInt8Type,
 };
 use arrow_array::{ArrayRef, ArrowPrimitiveType, BinaryArray, BooleanArray, PrimitiveArray};
 use arrow_array::{RecordBatch, StringArray};
@@ -17,7 +17,7 @@ use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBufferBuilder, OffsetBuffer
 use fastodbc_core::{ColumnValues, Error, Result};
 
 use crate::convert::{self, Located};
-use crate::schema::{ArrowColumn, Conversion, IntType};
+use crate::schema::{ArrowColumn, Conversion, IntType, INSTANT_ZONE};
 
 /// The largest offset of `string` and `binary` arrays: a batch ends before a column's values
 /// pass it (`Column::room_for`), so `large_string` is never needed.
@@ -73,7 +73,9 @@ impl Column {
             Decimal { .. } => Store::I128(Vec::with_capacity(rows)),
             Bool => Store::Bool(BooleanBufferBuilder::new(rows)),
             Date => Store::Days(Vec::with_capacity(rows)),
-            Time | Timestamp => Store::Micros(Vec::with_capacity(rows)),
+            Time | Duration | Timestamp | ZonedTimestamp(_) => {
+                Store::Micros(Vec::with_capacity(rows))
+            }
             Utf8 | Utf16 | Narrow(..) | Binary | GuidText => {
                 let mut offsets = Vec::with_capacity(rows + 1);
                 offsets.push(0);
@@ -206,8 +208,17 @@ impl Column {
             (Conversion::Time, Store::Micros(v)) => {
                 fill(v, nulls, values, rows, |b, r| convert::time(b, r, &at))
             }
+            (Conversion::Duration, Store::Micros(v)) => {
+                fill(v, nulls, values, rows, |b, r| convert::duration(b, r, &at))
+            }
             (Conversion::Timestamp, Store::Micros(v)) => {
                 fill(v, nulls, values, rows, |b, r| convert::timestamp(b, r, &at))
+            }
+            (Conversion::ZonedTimestamp(zone), Store::Micros(v)) => {
+                let zone = *zone;
+                fill(v, nulls, values, rows, |b, r| {
+                    convert::zoned_timestamp(b, zone, r, &at)
+                })
             }
             (conversion, Store::Var { offsets, bytes }) => {
                 for row in rows {
@@ -254,6 +265,11 @@ impl Column {
             Store::Days(v) => primitive::<Date32Type>(v, nulls),
             Store::Micros(v) => match arrow.conversion {
                 Conversion::Time => primitive::<Time64MicrosecondType>(v, nulls),
+                Conversion::Duration => primitive::<DurationMicrosecondType>(v, nulls),
+                Conversion::ZonedTimestamp(_) => Arc::new(
+                    PrimitiveArray::<TimestampMicrosecondType>::new(ScalarBuffer::from(v), nulls)
+                        .with_timezone(INSTANT_ZONE),
+                ),
                 _ => primitive::<TimestampMicrosecondType>(v, nulls),
             },
             Store::I128(v) => {

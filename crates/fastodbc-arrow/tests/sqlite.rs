@@ -39,6 +39,9 @@ fn reader(conn: &Connection, n: usize, limits: BatchLimits) -> (Arc<StatementLoa
     let opts = TypeOptions {
         sizes_unreliable: stmt.strategy().plan.sizes_unreliable,
         narrow: None,
+        session_zone: None,
+        numeric_as_text: None,
+        time_as_duration: false,
     };
     let columns: Vec<ArrowColumn> = stmt
         .result

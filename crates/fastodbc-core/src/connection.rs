@@ -1,12 +1,13 @@
 //! The ODBC environment and connections.
 
 use std::ptr::null_mut;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::diagnostics::{check, connection_dead, DiagRecord, Error, Result};
 use crate::driver::quirks::narrow_text_needs_collation;
 use crate::driver::{Quirks, Strategy};
 use crate::ffi;
+use crate::link::{CallKind, Link};
 use crate::redact::SecretLease;
 use crate::types::text::to_utf16;
 
@@ -71,6 +72,8 @@ pub struct Connection {
     /// The process that connected: a forked child shares the session's socket, and must
     /// never end it (`close`).
     owner: u32,
+    /// The calls waiting on its server, and whether it is broken (`crate::link`).
+    link: Arc<Link>,
 }
 
 // SAFETY: ODBC connection handles may be used from any thread; the Python layer serialises use
@@ -107,6 +110,7 @@ impl Connection {
             dbms_name: String::new(),
             secrets: Some(secrets),
             owner: std::process::id(),
+            link: Link::new(login_timeout),
         };
         if login_timeout > 0 {
             conn.set_attr_int(ffi::SQL_ATTR_LOGIN_TIMEOUT, login_timeout as usize)?;
@@ -120,27 +124,31 @@ impl Connection {
         })?;
         let mut out = [0u16; 1024];
         let mut out_len = 0i16;
-        // SAFETY: input and output buffers are valid for the lengths passed.
-        let ret = unsafe {
-            ffi::SQLDriverConnectW(
-                hdbc,
-                null_mut(),
-                text.as_ptr(),
-                len,
-                out.as_mut_ptr(),
-                out.len() as i16,
-                &mut out_len,
-                ffi::SQL_DRIVER_NOPROMPT,
-            )
-        };
-        check(
-            ret,
-            ffi::SQL_HANDLE_DBC,
-            hdbc,
-            "SQLDriverConnectW",
-            Some(info),
-        )
-        .map_err(Error::on_connect)?;
+        // A login past its timeout is given up by the watchdog (`Link::call`).
+        conn.link
+            .call(CallKind::Login, || {
+                // SAFETY: input and output buffers are valid for the lengths passed.
+                let ret = unsafe {
+                    ffi::SQLDriverConnectW(
+                        hdbc,
+                        null_mut(),
+                        text.as_ptr(),
+                        len,
+                        out.as_mut_ptr(),
+                        out.len() as i16,
+                        &mut out_len,
+                        ffi::SQL_DRIVER_NOPROMPT,
+                    )
+                };
+                check(
+                    ret,
+                    ffi::SQL_HANDLE_DBC,
+                    hdbc,
+                    "SQLDriverConnectW",
+                    Some(info),
+                )
+            })
+            .map_err(Error::on_connect)?;
         conn.connected = true;
         conn.set_autocommit(autocommit)?;
         if readonly {
@@ -156,6 +164,7 @@ impl Connection {
         };
         conn.quirks = Quirks::detect(&conn.driver_name, gd, &collation);
         conn.strategy = Strategy::for_quirks(&conn.quirks);
+        conn.link.set_watched(!conn.strategy.unwatched_calls);
         Ok(conn)
     }
 
@@ -163,12 +172,34 @@ impl Connection {
         self.hdbc
     }
 
+    /// Its link to the server, shared with its statements and the Python layer.
+    pub fn link(&self) -> Arc<Link> {
+        self.link.clone()
+    }
+
     fn set_attr_int(&self, attr: i32, value: usize) -> Result<()> {
         self.set_attr(attr, &AttrValue::Int(value as i64))
     }
 
     /// Sets any connection attribute (integers by value, text as UTF-16, bytes as a buffer).
+    /// `SQL_ATTR_CONNECTION_TIMEOUT` is fastodbc's to keep (`Link`): the driver is told too,
+    /// and its refusal (psqlODBC's) changes nothing.
     pub fn set_attr(&self, attr: i32, value: &AttrValue) -> Result<()> {
+        if let (ffi::SQL_ATTR_CONNECTION_TIMEOUT, AttrValue::Int(secs)) = (attr, value) {
+            let secs = u32::try_from(*secs).map_err(|_| {
+                Error::Programming("the connection timeout is 0 to 4,294,967,295 seconds".into())
+            })?;
+            self.link.set_connection_timeout(secs);
+            let _ = self
+                .link
+                .call(CallKind::Connection, || self.driver_attr(attr, value));
+            return Ok(());
+        }
+        self.link
+            .call(CallKind::Connection, || self.driver_attr(attr, value))
+    }
+
+    fn driver_attr(&self, attr: i32, value: &AttrValue) -> Result<()> {
         let ret = match value {
             AttrValue::Int(i) => {
                 // SAFETY: integer attributes are passed by value.
@@ -232,15 +263,22 @@ impl Connection {
         } else {
             ffi::SQL_ROLLBACK
         };
-        // SAFETY: valid connection handle.
-        let ret = unsafe { ffi::SQLEndTran(ffi::SQL_HANDLE_DBC, self.hdbc, kind) };
-        check(ret, ffi::SQL_HANDLE_DBC, self.hdbc, "SQLEndTran", None)
-            .map(|_| ())
-            .map_err(|e| e.on_connection(self.hdbc))
+        self.link.call(CallKind::Connection, || {
+            // SAFETY: valid connection handle.
+            let ret = unsafe { ffi::SQLEndTran(ffi::SQL_HANDLE_DBC, self.hdbc, kind) };
+            check(ret, ffi::SQL_HANDLE_DBC, self.hdbc, "SQLEndTran", None)
+                .map(|_| ())
+                .map_err(|e| e.on_connection(self.hdbc))
+        })
     }
 
     /// `SQLGetInfo` returning a string.
     pub fn info_string(&self, info: u16) -> Result<String> {
+        self.link
+            .call(CallKind::Connection, || self.driver_info_string(info))
+    }
+
+    fn driver_info_string(&self, info: u16) -> Result<String> {
         let mut buf = vec![0u16; 512];
         let mut len = 0i16;
         loop {
@@ -269,6 +307,11 @@ impl Connection {
 
     /// `SQLGetInfo` returning an integer of `width` bytes (2, 4 or 8).
     pub fn info_int(&self, info: u16, width: usize) -> Result<u64> {
+        self.link
+            .call(CallKind::Connection, || self.driver_info_int(info, width))
+    }
+
+    fn driver_info_int(&self, info: u16, width: usize) -> Result<u64> {
         let mut value: u64 = 0;
         let mut len = 0i16;
         // SAFETY: `value` has room for the widest integer info type.
@@ -308,13 +351,27 @@ impl Connection {
             return Ok(());
         }
         let mut result = Ok(());
+        // Each call below is bounded (`link::CLOSE_BOUND`): a stalled link cannot keep close.
+        self.link.begin_close();
         if self.connected {
-            // SAFETY: valid connection handle; errors here are reported, the handle still freed.
-            unsafe {
-                let _ = ffi::SQLEndTran(ffi::SQL_HANDLE_DBC, self.hdbc, ffi::SQL_ROLLBACK);
-                let ret = ffi::SQLDisconnect(self.hdbc);
-                result =
-                    check(ret, ffi::SQL_HANDLE_DBC, self.hdbc, "SQLDisconnect", None).map(|_| ());
+            let hdbc = self.hdbc;
+            if !self.link.is_broken() {
+                // SAFETY: valid connection handle; an error changes nothing, the session ends.
+                let _ = self.link.call(CallKind::Closing, || {
+                    unsafe { ffi::SQLEndTran(ffi::SQL_HANDLE_DBC, hdbc, ffi::SQL_ROLLBACK) };
+                    Ok(())
+                });
+            }
+            // A broken link's session is over (or is ended by shutting its socket):
+            // SQLDisconnect only frees the driver's side, and reports nothing worth raising.
+            let broken = self.link.is_broken();
+            let ret = self.link.call(CallKind::Closing, || {
+                // SAFETY: valid connection handle; errors are reported, the handle still freed.
+                let ret = unsafe { ffi::SQLDisconnect(hdbc) };
+                check(ret, ffi::SQL_HANDLE_DBC, hdbc, "SQLDisconnect", None).map(|_| ())
+            });
+            if !broken {
+                result = ret;
             }
             self.connected = false;
         }
@@ -338,7 +395,13 @@ impl Connection {
     /// The driver's `SQL_ATTR_CONNECTION_DEAD` (false when it can't tell): what that means
     /// and costs per driver is `Strategy::liveness`.
     pub fn is_dead(&self) -> bool {
-        self.hdbc.is_null() || crate::diagnostics::connection_dead(self.hdbc)
+        if self.hdbc.is_null() || self.link.is_broken() {
+            return true;
+        }
+        let hdbc = self.hdbc;
+        self.link
+            .call(CallKind::Connection, || Ok(connection_dead(hdbc)))
+            .unwrap_or(true)
     }
 }
 

@@ -228,6 +228,8 @@ impl Error {
         if let Error::Odbc { diagnostics, .. } = &mut self {
             if !hdbc.is_null()
                 && diagnostics.first_state().starts_with("HY")
+                // A timeout (HYT00, HYT01; the watchdog's too) says what happened already.
+                && !diagnostics.first_state().starts_with("HYT")
                 && !diagnostics.connection_lost()
                 && connection_dead(hdbc)
             {

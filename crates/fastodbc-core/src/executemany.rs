@@ -1,7 +1,9 @@
 //! `executemany`: one statement run for many parameter rows, sent chunk by chunk the way the
 //! driver's `Strategy` chooses. A single-row INSERT may go compiled once (sqliteodbc), as
 //! column arrays or multi-row VALUES statements (psqlODBC); everything else goes as parameter
-//! arrays of rows of the same kinds (`params::split_runs`), or row by row.
+//! arrays of rows of the same kinds (`params::split_runs`), or row by row (always a statement
+//! without markers). Every parameter array must run all its sets
+//! (`statement::execute::array_outcome`): a driver that runs fewer is an error.
 //!
 //! The caller converts its rows in chunks of at most `ExecuteMany::chunk_rows` rows and
 //! `PARAM_CHUNK_BYTES` (`approx_bytes`), so the memory an executemany holds stays bounded,
@@ -319,7 +321,11 @@ impl<'s> ExecuteMany<'s> {
                     rows.iter()
                         .any(|r| r.iter().any(|v| matches!(v, ParamValue::Bytes(_))))
                 };
-                let max_rows = if self.binary_rows_one_by_one && has_bytes() {
+                // A statement without markers runs once per row, as pyodbc runs it: a driver
+                // may run it once whatever the array's size
+                // (`Quirks::ignores_paramset_without_markers`).
+                let markerless = rows.first().is_some_and(Vec::is_empty);
+                let max_rows = if markerless || (self.binary_rows_one_by_one && has_bytes()) {
                     1
                 } else {
                     *max_rows

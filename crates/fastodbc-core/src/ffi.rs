@@ -64,10 +64,16 @@ pub const SQL_CLOSE: u16 = 0;
 /// `SQLColAttribute` field: the column's numeric type is unsigned.
 pub const SQL_DESC_UNSIGNED: u16 = 8;
 pub const SQL_DESC_TYPE_NAME: u16 = 14;
+pub const SQL_DESC_SCHEMA_NAME: u16 = 16;
+pub const SQL_DESC_BASE_COLUMN_NAME: u16 = 22;
+pub const SQL_DESC_BASE_TABLE_NAME: u16 = 23;
 pub const SQL_UNBIND: u16 = 2;
 pub const SQL_RESET_PARAMS: u16 = 3;
 
 pub const SQL_PARAM_INPUT: i16 = 1;
+/// `SQL_ATTR_PARAM_STATUS_PTR` values: the set failed / was not executed.
+pub const SQL_PARAM_ERROR: u16 = 5;
+pub const SQL_PARAM_UNUSED: u16 = 7;
 pub const SQL_POSITION: u16 = 0;
 pub const SQL_LOCK_NO_CHANGE: u16 = 0;
 

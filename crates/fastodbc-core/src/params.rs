@@ -278,7 +278,11 @@ fn build_column(
                 .max()
                 .unwrap_or(0);
             let size = if digits > 0 { 15 } else { 8 };
-            if opts.time_as_varchar {
+            if opts.time_as_varchar && digits == 0 && !temporal_varchar {
+                // Whole seconds: a native TIME, which `SELECT ?` returns as a time
+                // (`Strategy::time_as_varchar`).
+                (ffi::SQL_C_TYPE_TIME, ffi::SQL_TYPE_TIME, 8, 0, 6)
+            } else if opts.time_as_varchar {
                 (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR, size, 0, 16)
             } else {
                 (ffi::SQL_C_CHAR, ffi::SQL_TYPE_TIME, size, digits, 16)
@@ -467,6 +471,14 @@ fn build_column(
                         &g.d4,
                     ]),
                 ),
+                ParamValue::Time(h, m, s, _) if c_type == ffi::SQL_C_TYPE_TIME => put(
+                    out,
+                    &packed::<6>(&[
+                        &u16::from(*h).to_ne_bytes(),
+                        &u16::from(*m).to_ne_bytes(),
+                        &u16::from(*s).to_ne_bytes(),
+                    ]),
+                ),
                 ParamValue::Time(h, m, s, us) => {
                     scratch.clear();
                     format_time(&mut scratch, *h, *m, *s, *us);
@@ -559,6 +571,50 @@ mod tests {
             (ffi::SQL_C_WCHAR, ffi::SQL_WVARCHAR, 6)
         );
         assert_eq!(col.ind, vec![4, 12, ffi::SQL_NULL_DATA]);
+    }
+
+    #[test]
+    fn times_where_the_driver_refuses_a_fraction() {
+        let mariadb = BindOptions {
+            time_as_varchar: true,
+            ..UTF16
+        };
+        let whole = vec![
+            vec![ParamValue::Time(12, 57, 18, 0)],
+            vec![ParamValue::Null],
+        ];
+        let mut b = ParamBatch::build(&whole, mariadb, &[]).unwrap();
+        let col = &mut b.columns[0];
+        assert_eq!(
+            (col.c_type, col.sql_type, col.elem),
+            (ffi::SQL_C_TYPE_TIME, ffi::SQL_TYPE_TIME, 6)
+        );
+        assert_eq!(col.ind, vec![6, ffi::SQL_NULL_DATA]);
+        let fields: Vec<u16> = col.bytes_mut()[..6]
+            .chunks_exact(2)
+            .map(|c| u16::from_ne_bytes([c[0], c[1]]))
+            .collect();
+        assert_eq!(fields, vec![12, 57, 18]);
+        // One value with a fraction makes the column text, as do parameter arrays that bind
+        // temporal values as text.
+        let mixed = vec![whole[0].clone(), vec![ParamValue::Time(1, 2, 3, 456_789)]];
+        let b = ParamBatch::build(&mixed, mariadb, &[]).unwrap();
+        assert_eq!(
+            (b.columns[0].c_type, b.columns[0].sql_type),
+            (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR)
+        );
+        let arrays = BindOptions {
+            temporal_as_varchar: true,
+            ..mariadb
+        };
+        let b = ParamBatch::build(&whole, arrays, &[]).unwrap();
+        assert_eq!(b.columns[0].c_type, ffi::SQL_C_CHAR);
+        // Other drivers: text described as a TIME, whole seconds or not.
+        let b = ParamBatch::build(&whole, UTF16, &[]).unwrap();
+        assert_eq!(
+            (b.columns[0].c_type, b.columns[0].sql_type),
+            (ffi::SQL_C_CHAR, ffi::SQL_TYPE_TIME)
+        );
     }
 
     #[test]

@@ -91,6 +91,9 @@ pub struct ColumnPlan {
     /// Bound, but values may be longer than the element (optimistic size for a long column,
     /// or a declared size that is no limit): needs truncation recovery.
     pub may_truncate: bool,
+    /// A timestamp column holding instants, which the driver gives as the session zone's
+    /// wall time (`Strategy::session_zone_sql`): Arrow turns them into UTC instants.
+    pub zoned: bool,
 }
 
 /// Widest element bound to a buffer; wider or unbounded columns are streamed. Keeps one row of
@@ -289,6 +292,7 @@ impl ColumnPlan {
             },
             streamed,
             may_truncate: may_truncate && !streamed,
+            zoned: false,
         }
     }
 }

@@ -4,11 +4,13 @@
 //! statement (`crate::read_ahead::ReadAhead`).
 
 use std::ptr::null_mut;
+use std::sync::Arc;
 
 use crate::connection::Connection;
 use crate::diagnostics::{check, DiagRecord, Error, Result};
 use crate::driver::Strategy;
 use crate::ffi;
+use crate::link::{CallKind, Link};
 use crate::params::ParamBatch;
 use crate::plan::ColumnDescription;
 
@@ -56,6 +58,9 @@ pub struct Statement {
     /// The process that allocated the handle: a forked child leaves it alone (freeing it may
     /// close a server-side cursor on the parent's socket).
     owner: u32,
+    /// Its connection's link: calls that may wait on the server run through it, and none
+    /// once it is broken but those that free (`crate::link`). None for a stand-in.
+    link: Option<Arc<Link>>,
     /// `SQL_ATTR_ROWS_FETCHED_PTR` target, set once per handle: boxed so it never moves.
     fetched: Box<ffi::ULen>,
     /// The `SQL_ATTR_ROW_ARRAY_SIZE` last set (1 is the ODBC default).
@@ -78,6 +83,10 @@ impl Statement {
                 "Attempt to use a closed connection.".into(),
             ));
         }
+        let link = conn.link();
+        if link.is_broken() {
+            return Err(link.broken_error());
+        }
         let mut h: ffi::Handle = null_mut();
         // SAFETY: allocation from a live connection handle.
         let ret = unsafe { ffi::SQLAllocHandle(ffi::SQL_HANDLE_STMT, conn.handle(), &mut h) };
@@ -91,6 +100,7 @@ impl Statement {
         let mut stmt = Statement::without_handle(conn.strategy);
         stmt.h = h;
         stmt.dbc = conn.handle();
+        stmt.link = Some(link);
         let fetched = &mut *stmt.fetched as *mut ffi::ULen as *mut _;
         stmt.set_attr_ptr(ffi::SQL_ATTR_ROWS_FETCHED_PTR, fetched)?;
         Ok(stmt)
@@ -109,6 +119,7 @@ impl Statement {
             bound_paramset: 1,
             params_bound: false,
             owner: std::process::id(),
+            link: None,
             fetched: Box::new(0),
             array_size: 1,
             bind_by_column: false,
@@ -123,6 +134,39 @@ impl Statement {
     /// What fastodbc does with this statement's driver (`driver::Strategy`).
     pub fn strategy(&self) -> Strategy {
         self.strategy
+    }
+
+    /// Runs `f`, driver calls that may wait on the server, on the connection's link
+    /// (`Link::call`: refused once it is broken, given up past its timeout).
+    pub(crate) fn on_link<T>(
+        &mut self,
+        kind: CallKind,
+        f: impl FnOnce(&mut Statement) -> Result<T>,
+    ) -> Result<T> {
+        match self.link.clone() {
+            Some(link) => link.call(kind, || f(self)),
+            None => f(self),
+        }
+    }
+
+    /// `SQLFreeStmt(SQL_CLOSE)`, which may talk to the server (psqlODBC closes a server-side
+    /// cursor): bounded on the link, and skipped once it is broken.
+    fn close_on_server(&mut self) {
+        let h = self.h;
+        let close = || {
+            // SAFETY: valid handle; an error closing changes nothing for the caller.
+            let _ = unsafe { ffi::SQLFreeStmt(h, ffi::SQL_CLOSE) };
+            Ok(())
+        };
+        match &self.link {
+            Some(link) if link.is_broken() => {}
+            Some(link) => {
+                let _ = link.call(CallKind::Closing, close);
+            }
+            None => {
+                let _ = close();
+            }
+        }
     }
 
     fn check(&mut self, ret: ffi::SqlReturn, function: &'static str) -> Result<bool> {
@@ -140,9 +184,9 @@ impl Statement {
     /// Closes any open cursor and forgets bindings, so the handle can run another statement.
     pub fn reset(&mut self) {
         self.drop_result();
+        self.close_on_server();
         // SAFETY: valid handle; these calls cannot fail in a way that matters here.
         unsafe {
-            let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_CLOSE);
             if self.params_bound {
                 let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_RESET_PARAMS);
             }
@@ -261,8 +305,21 @@ impl Statement {
                 long = vec![0u16; len + 1];
                 continue;
             }
+            // A name that filled the buffer may have been cut there: sqliteodbc reports the
+            // length it copied (127), not the name's. Asked again with twice the room.
+            if len + 1 == name.len() && name.len() < i16::MAX as usize / 2 {
+                long = vec![0u16; name.len() * 2];
+                continue;
+            }
+            let mut units = &name[..len];
+            if self.strategy.names_end_at_nul {
+                // The length counted UTF-8 bytes: what follows the name is its terminator.
+                if let Some(end) = units.iter().position(|&u| u == 0) {
+                    units = &units[..end];
+                }
+            }
             return Ok(ColumnDescription {
-                name: String::from_utf16_lossy(&name[..len]),
+                name: String::from_utf16_lossy(units),
                 sql_type: t,
                 size,
                 digits,
@@ -274,9 +331,11 @@ impl Statement {
     /// Moves to the next result set (`SQLMoreResults`). Returns false when there is none.
     pub fn more_results(&mut self) -> Result<bool> {
         self.drop_result();
-        // SAFETY: valid handle.
-        let ret = unsafe { ffi::SQLMoreResults(self.h) };
-        self.check(ret, "SQLMoreResults")
+        self.on_link(CallKind::Query, |s| {
+            // SAFETY: valid handle.
+            let ret = unsafe { ffi::SQLMoreResults(s.h) };
+            s.check(ret, "SQLMoreResults")
+        })
     }
 
     /// Whether result column `col` holds unsigned numbers (`SQL_DESC_UNSIGNED`): asked only by
@@ -303,14 +362,20 @@ impl Statement {
     /// The database's name of result column `col`'s type (`SQL_DESC_TYPE_NAME`): `timestamptz`,
     /// `DATETIME`, ...; empty where the driver gives none.
     pub fn column_type_name(&mut self, col: usize) -> Result<String> {
-        let mut buf = [0u16; 128];
+        self.column_text(col, ffi::SQL_DESC_TYPE_NAME)
+    }
+
+    /// A character field of result column `col` (`SQLColAttribute`: `SQL_DESC_TYPE_NAME`,
+    /// `SQL_DESC_BASE_TABLE_NAME`...); empty where the driver gives none.
+    pub fn column_text(&mut self, col: usize, field: u16) -> Result<String> {
+        let mut buf = [0u16; 256];
         let mut len: i16 = 0;
         // SAFETY: a character field: at most `buf`'s size in bytes is written, and its length.
         let ret = unsafe {
             ffi::SQLColAttributeW(
                 self.h,
                 (col + 1) as u16,
-                ffi::SQL_DESC_TYPE_NAME,
+                field,
                 buf.as_mut_ptr() as *mut std::ffi::c_void,
                 (buf.len() * 2) as i16,
                 &mut len,
@@ -327,10 +392,7 @@ impl Statement {
     /// Closes the open cursor, keeping the handle.
     pub fn close_cursor(&mut self) {
         self.drop_result();
-        // SAFETY: valid handle.
-        unsafe {
-            let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_CLOSE);
-        }
+        self.close_on_server();
     }
 }
 
@@ -350,10 +412,16 @@ impl Drop for Statement {
         self.drop_result();
         // Kept buffers too: the handle and its bindings go next, with no fetch in between.
         self.kept = None;
-        // SAFETY: we own the handle.
-        unsafe {
-            let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_CLOSE);
-            let _ = ffi::SQLFreeHandle(ffi::SQL_HANDLE_STMT, self.h);
-        }
+        self.close_on_server();
+        let h = self.h;
+        let free = || {
+            // SAFETY: we own the handle, freed once.
+            unsafe { ffi::SQLFreeHandle(ffi::SQL_HANDLE_STMT, h) };
+            Ok(())
+        };
+        let _ = match &self.link {
+            Some(link) => link.call(CallKind::Closing, free),
+            None => free(),
+        };
     }
 }

@@ -10,9 +10,11 @@
 //! being read stops at its next block (`requested`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use fastodbc_core::{DiagRecord, Diagnostics, Error, ExecutionGate, StatementHandle};
+use fastodbc_core::{
+    CallKind, DiagRecord, Diagnostics, Error, ExecutionGate, Link, StatementHandle,
+};
 use pyo3::prelude::*;
 
 use crate::errors::IntoPyResult;
@@ -23,6 +25,9 @@ pub struct CancelGate {
     target: Mutex<Target>,
     /// `cancel` came while no execution ran, since the cursor's statement began.
     requested: AtomicBool,
+    /// The connection's link: SQLCancel talks to the server (psqlODBC and MariaDB over a new
+    /// connection), so it is bounded there, and not sent on a broken link.
+    link: Arc<Link>,
 }
 
 struct Target {
@@ -35,8 +40,9 @@ struct Target {
 }
 
 impl CancelGate {
-    pub fn new() -> CancelGate {
+    pub fn new(link: Arc<Link>) -> CancelGate {
         CancelGate {
+            link,
             target: Mutex::new(Target {
                 handle: None,
                 executing: false,
@@ -62,7 +68,8 @@ impl CancelGate {
             target.sent = true;
             // The lock is held through SQLCancel: the execution cannot end, and a fetch start,
             // until the driver is done cancelling.
-            py.allow_threads(|| handle.cancel()).py(py)?;
+            let link = &self.link;
+            py.allow_threads(|| send_cancel(link, handle)).py(py)?;
         } else {
             self.requested.store(true, Ordering::Release);
         }
@@ -76,7 +83,8 @@ impl CancelGate {
         if let (true, Some(handle)) = (target.executing, target.handle) {
             target.sent = true;
             // An error cancelling changes nothing: the statement is freed next.
-            let _ = py.allow_threads(|| handle.cancel());
+            let link = &self.link;
+            let _ = py.allow_threads(|| send_cancel(link, handle));
         }
         target.handle = None;
     }
@@ -149,6 +157,19 @@ impl Executing<'_> {
 impl Drop for Executing<'_> {
     fn drop(&mut self) {
         self.end();
+    }
+}
+
+/// SQLCancel on `link`: nothing on a broken link (its calls are over or being given up). A
+/// cancel that cannot reach the server is given up, and so is the call it was to stop
+/// (`CallKind::Cancel`): that call then fails, which is what the cancel asked.
+fn send_cancel(link: &Arc<Link>, handle: StatementHandle) -> fastodbc_core::Result<()> {
+    if link.is_broken() {
+        return Ok(());
+    }
+    match link.call(CallKind::Cancel, || handle.cancel()) {
+        Err(_) if link.is_broken() => Ok(()),
+        other => other,
     }
 }
 

@@ -4,22 +4,30 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 
 use fastodbc_core::plan::DEFAULT_BLOCK_BYTES;
-use fastodbc_core::{AttrValue, Decoding, TextCodec, TextEncoding};
+use fastodbc_core::{AttrValue, Decoding, Link, TextCodec, TextEncoding};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
 use crate::errors::{self, IntoPyResult};
 use crate::info;
-use crate::lock::lock;
+use crate::lock::{lock, lock_within};
+use crate::params::Refuse;
+
+/// How long `close()` waits for a call using the connection (after cancelling it) before it
+/// gives the call up, shutting down the link it waits on (`Link::give_up_all`).
+const STUCK_CALL_WAIT: Duration = Duration::from_secs(1);
 
 /// What cursors read from their connection when they execute.
 #[derive(Clone)]
 pub struct Settings {
     pub decoding: Decoding,
     pub encoding: TextEncoding,
-    pub refuse_nul: bool,
+    /// Parameters refused rather than changed by the driver (`Strategy::refuse_nul`,
+    /// `Strategy::refuse_nan`).
+    pub refuse: Refuse,
     pub block_bytes: usize,
     /// Long results fetch their next block on another thread while the current one is
     /// converted (`fastodbc_core::ReadAhead`).
@@ -29,8 +37,9 @@ pub struct Settings {
 /// A cursor as its connection sees it: closed when the connection closes. The connection
 /// holds its cursors weakly, and knows them only through this.
 pub trait OpenCursor: Send + Sync {
-    /// Frees the cursor's statement; the cursor answers ProgrammingError afterwards.
-    fn close(&self, py: Python<'_>);
+    /// Frees the cursor's statement; the cursor answers ProgrammingError afterwards. With
+    /// `give_up_after`, a call that still holds the cursor then is given up (its link broken).
+    fn close(&self, py: Python<'_>, give_up_after: Option<Duration>);
 }
 
 pub struct ConnShared {
@@ -43,6 +52,21 @@ pub struct ConnShared {
     /// commit or rollback). Drivers with `Strategy::prepare_after_changes` then execute
     /// prepared statements, so a syntax error cannot take those changes with it.
     pub txn_dirty: AtomicBool,
+    /// A statement ran in manual-commit mode since the last commit or rollback (a result set
+    /// or not): the open transaction may hold the caller's work. `Cursor.ingest` rolls back
+    /// a whole transaction only where it began it.
+    pub txn_begun: AtomicBool,
+    /// The connection's link to its server (`fastodbc_core::link`): its cursors' calls run
+    /// through it; `close` breaks it under a call that keeps it waiting.
+    pub link: Arc<Link>,
+}
+
+impl ConnShared {
+    /// The transaction ended (commit, rollback, autocommit changed): it holds nothing.
+    pub fn transaction_ended(&self) {
+        self.txn_dirty.store(false, Ordering::Release);
+        self.txn_begun.store(false, Ordering::Release);
+    }
 }
 
 #[pyclass(subclass, frozen, weakref, module = "fastodbc._native")]
@@ -93,7 +117,7 @@ impl Connection {
             fastodbc_core::Error::Programming("Attempt to use a closed connection.".into())
         })?;
         conn.end_transaction(commit)?;
-        self.shared.txn_dirty.store(false, Ordering::Release);
+        self.shared.transaction_ended();
         Ok(())
     }
 
@@ -180,6 +204,7 @@ impl Connection {
             })
             .py(py)?;
         let strategy = conn.strategy;
+        let link = conn.link();
         let text = if strategy.text_as_utf8 {
             TextCodec::Utf8
         } else {
@@ -197,7 +222,10 @@ impl Connection {
             } else {
                 TextEncoding::Utf16
             },
-            refuse_nul: strategy.refuse_nul,
+            refuse: Refuse {
+                nul: strategy.refuse_nul,
+                nan: strategy.refuse_nan,
+            },
             block_bytes: DEFAULT_BLOCK_BYTES,
             read_ahead: true,
         };
@@ -209,6 +237,8 @@ impl Connection {
                 settings: Mutex::new(settings),
                 converters: Mutex::new(HashMap::new()),
                 txn_dirty: AtomicBool::new(false),
+                txn_begun: AtomicBool::new(false),
+                link,
             }),
             autocommit: AtomicBool::new(autocommit),
             timeout: AtomicU32::new(0),
@@ -219,27 +249,38 @@ impl Connection {
     /// Commits the current transaction.
     fn commit(&self, py: Python<'_>) -> PyResult<()> {
         self.with_conn(py, |c| c.end_transaction(true))?;
-        self.shared.txn_dirty.store(false, Ordering::Release);
+        self.shared.transaction_ended();
         Ok(())
     }
 
     /// Rolls back the current transaction.
     fn rollback(&self, py: Python<'_>) -> PyResult<()> {
         self.with_conn(py, |c| c.end_transaction(false))?;
-        self.shared.txn_dirty.store(false, Ordering::Release);
+        self.shared.transaction_ended();
         Ok(())
     }
 
     /// Closes every cursor of the connection, rolls back any open transaction and disconnects.
+    /// A call another thread makes meanwhile is cancelled; one that keeps waiting on the
+    /// server (a stalled link) is given up after `STUCK_CALL_WAIT`: its socket is shut down.
+    /// Each call of the close itself is bounded (`fastodbc_core::link::CLOSE_BOUND`).
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         if self.shared.closed.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
+        let link = &self.shared.link;
+        link.begin_close();
         let cursors: Vec<_> = lock(py, &self.shared.cursors).drain(..).collect();
         for c in cursors.iter().filter_map(Weak::upgrade) {
-            c.close(py);
+            c.close(py, Some(STUCK_CALL_WAIT));
         }
-        let conn = lock(py, &self.shared.conn).take();
+        // A commit or rollback of another thread may hold the connection.
+        let conn = lock_within(py, &self.shared.conn, STUCK_CALL_WAIT)
+            .unwrap_or_else(|| {
+                link.give_up_all();
+                lock(py, &self.shared.conn)
+            })
+            .take();
         if let Some(mut conn) = conn {
             py.allow_threads(|| conn.close()).py(py)?;
         }
@@ -262,7 +303,7 @@ impl Connection {
         self.settings_changed();
         self.with_conn(py, |c| c.set_autocommit(value))?;
         self.autocommit.store(value, Ordering::Release);
-        self.shared.txn_dirty.store(false, Ordering::Release);
+        self.shared.transaction_ended();
         Ok(())
     }
 
@@ -278,7 +319,7 @@ impl Connection {
         self.with_conn(py, |c| c.set_attr(attr, &value))?;
         if let Some(on) = autocommit {
             self.autocommit.store(on, Ordering::Release);
-            self.shared.txn_dirty.store(false, Ordering::Release);
+            self.shared.transaction_ended();
         }
         Ok(())
     }
@@ -293,6 +334,8 @@ impl Connection {
     fn set_timeout(&self, value: u32) {
         self.settings_changed();
         self.timeout.store(value, Ordering::Release);
+        // Also a bound on the calls themselves: past it + grace, a stalled link is broken.
+        self.shared.link.set_query_timeout(value);
     }
 
     /// `SQLGetInfo`: strings, integers or bitmasks depending on the key, as in pyodbc.
@@ -334,9 +377,23 @@ impl Connection {
         }
     }
 
+    /// Significant digits the driver keeps of a double it returns, 0 for all of them
+    /// (`Strategy::float_digits`): results with floating-point columns warn where it is not 0.
+    #[getter]
+    fn _float_digits(&self, py: Python<'_>) -> PyResult<u8> {
+        let guard = lock(py, &self.shared.conn);
+        match guard.as_ref() {
+            Some(c) => Ok(c.strategy.float_digits),
+            None => Err(errors::programming(
+                py,
+                "Attempt to use a closed connection.",
+            )),
+        }
+    }
+
     /// When `SQL_ATTR_CONNECTION_DEAD` is worth reading, for a pool: "probe" (true, one
-    /// round trip), "status" (free; the whole truth only for an in-process database) or
-    /// "unknown" (`Strategy::liveness`).
+    /// round trip), "status" (free, blind to a session killed since the last call), "local"
+    /// (free and true: an in-process database) or "unknown" (`Strategy::liveness`).
     #[getter]
     fn _liveness(&self, py: Python<'_>) -> PyResult<&'static str> {
         let guard = lock(py, &self.shared.conn);
@@ -347,6 +404,63 @@ impl Connection {
                 "Attempt to use a closed connection.",
             )),
         }
+    }
+
+    /// The catalog query a load reads its target's columns with (`Strategy::target_catalog_sql`),
+    /// or None.
+    #[getter]
+    fn _target_catalog_sql(&self, py: Python<'_>) -> PyResult<Option<&'static str>> {
+        let guard = lock(py, &self.shared.conn);
+        match guard.as_ref() {
+            Some(c) => Ok(c.strategy.target_catalog_sql),
+            None => Err(errors::programming(
+                py,
+                "Attempt to use a closed connection.",
+            )),
+        }
+    }
+
+    /// The statement giving zoned timestamps as exact UTC wall times
+    /// (`Strategy::instants_session_sql`), or None.
+    #[getter]
+    fn _instants_session_sql(&self, py: Python<'_>) -> PyResult<Option<&'static str>> {
+        let guard = lock(py, &self.shared.conn);
+        match guard.as_ref() {
+            Some(c) => Ok(c.strategy.instants_session_sql),
+            None => Err(errors::programming(
+                py,
+                "Attempt to use a closed connection.",
+            )),
+        }
+    }
+
+    /// How a load inside the caller's transaction is bracketed by a savepoint: "" (none: the
+    /// database has none), "alone" (each command a statement of its own) or "one_text" (each
+    /// command in a text of two statements) (`Strategy::load_savepoint`,
+    /// `Strategy::savepoint_in_one_text`).
+    #[getter]
+    fn _load_savepoint(&self, py: Python<'_>) -> PyResult<&'static str> {
+        let guard = lock(py, &self.shared.conn);
+        match guard.as_ref() {
+            Some(c) => Ok(
+                match (c.strategy.load_savepoint, c.strategy.savepoint_in_one_text) {
+                    (false, _) => "",
+                    (true, false) => "alone",
+                    (true, true) => "one_text",
+                },
+            ),
+            None => Err(errors::programming(
+                py,
+                "Attempt to use a closed connection.",
+            )),
+        }
+    }
+
+    /// A statement ran since the last commit or rollback, autocommit off: the open
+    /// transaction may hold work (`ConnShared::txn_begun`).
+    #[getter]
+    fn _in_transaction(&self) -> bool {
+        self.shared.txn_begun.load(Ordering::Acquire)
     }
 
     /// The driver's `SQL_ATTR_CONNECTION_DEAD`, read with the GIL released (a round trip
@@ -362,12 +476,29 @@ impl Connection {
         }
     }
 
+    /// The connection is broken: a call was given up on a dead link, or reported the
+    /// connection lost; no call reaches the driver any more. Free (no driver call).
+    #[getter]
+    fn _broken(&self) -> bool {
+        self.shared.link.is_broken()
+    }
+
+    /// Bounds every driver call on this connection by `seconds` as well (`None`: no more),
+    /// for a pool validating it within what is left of a checkout's timeout. A call past it
+    /// breaks the connection (HYT01). Free (no driver call).
+    #[pyo3(signature = (seconds))]
+    fn _limit_calls(&self, seconds: Option<f64>) {
+        // Past what a Duration holds (or NaN): no limit.
+        let limit = seconds.and_then(|s| std::time::Duration::try_from_secs_f64(s.max(0.001)).ok());
+        self.shared.link.set_limit(limit);
+    }
+
     /// Closes every cursor opened on the connection, which stays open (a pool, when a
     /// connection comes back).
     fn _close_cursors(&self, py: Python<'_>) {
         let cursors: Vec<_> = lock(py, &self.shared.cursors).drain(..).collect();
         for c in cursors.iter().filter_map(Weak::upgrade) {
-            c.close(py);
+            c.close(py, None);
         }
     }
 

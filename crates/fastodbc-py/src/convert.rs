@@ -9,7 +9,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
 use pyo3::types::{
-    PyBool, PyBytes, PyDate, PyDateTime, PyDict, PyFloat, PyInt, PyString, PyTime, PyType,
+    PyBool, PyBytes, PyDate, PyDateTime, PyDelta, PyDict, PyFloat, PyInt, PyString, PyTime, PyType,
 };
 
 use crate::errors;
@@ -273,10 +273,21 @@ impl Converter {
                 .into_any()
                 .unbind()
             }
-            Converter::Time => {
-                let (h, m, s, us) = temporal::parse_time(b).ok_or_else(|| bad("time"))?;
-                PyTime::new(py, h, m, s, us, None)?.into_any().unbind()
-            }
+            Converter::Time => match temporal::parse_time(b) {
+                Some((h, m, s, us)) => PyTime::new(py, h, m, s, us, None)?.into_any().unbind(),
+                // Outside a day (MariaDB's TIME is a duration, -838:59:59.999999 to
+                // 838:59:59.999999; PostgreSQL's 24:00:00): a timedelta, which holds it.
+                None => {
+                    let us = temporal::parse_duration(b).ok_or_else(|| bad("time"))?;
+                    let (days, rest) =
+                        (us.div_euclid(86_400_000_000), us.rem_euclid(86_400_000_000));
+                    let (secs, micros) = (rest / 1_000_000, rest % 1_000_000);
+                    let int = |v: i64| i32::try_from(v).map_err(|_| bad("time"));
+                    PyDelta::new(py, int(days)?, int(secs)?, int(micros)?, false)?
+                        .into_any()
+                        .unbind()
+                }
+            },
             Converter::Timestamp => {
                 if b.len() < 16 {
                     return Err(bad("timestamp"));

@@ -6,6 +6,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, MutexGuard, TryLockError, Weak};
 
+use fastodbc_core::driver::direct_count::direct_count;
 use fastodbc_core::sqlscan::count_markers;
 use fastodbc_core::statement::overread_unit;
 use fastodbc_core::types::text::to_utf16;
@@ -29,7 +30,7 @@ mod ingest;
 mod shared;
 
 pub use arrow::ArrowReader;
-pub use ingest::IngestSource;
+pub use ingest::{column_name_limit, IngestSource};
 
 use shared::{closed_cursor, CursorShared};
 
@@ -57,7 +58,10 @@ impl CursorState {
     pub(crate) fn free(&mut self, py: Python<'_>) {
         self.take_back(py);
         self.result = None;
-        self.stmt = None;
+        // Freeing may wait on the server (psqlODBC's SQLFreeHandle sends Close and waits for
+        // its answer): never with the GIL, which a dead link would keep from every thread.
+        let stmt = self.stmt.take();
+        py.allow_threads(move || drop(stmt));
         // A reader fetching holds the loan for its batch, and may wait for the GIL meanwhile.
         if let Some(loan) = self.loan.take() {
             while !loan.try_close() {
@@ -229,6 +233,10 @@ impl Cursor {
             .allow_threads(|| stmt.open_result(decoding, settings.block_bytes, lowercase))
             .py(py)?;
         let messages = message_tuples(&stmt.messages);
+        let float_digits = stmt.strategy().float_digits;
+        if let (true, Some(rs), 1..) = (has_result, stmt.result.as_ref(), float_digits) {
+            warn_float_digits(py, rs, float_digits)?;
+        }
         let view = match (has_result, stmt.result.as_mut()) {
             (true, Some(rs)) => {
                 let user = lock(py, &self.conn().shared.converters);
@@ -260,6 +268,10 @@ impl Cursor {
         st.messages.clear();
         st.rowcount = -1;
         self.shared.cancel.clear_request();
+        let conn = self.conn();
+        if conn.in_manual_commit() {
+            conn.shared.txn_begun.store(true, Ordering::Release);
+        }
         Ok((settings, st))
     }
 
@@ -268,7 +280,7 @@ impl Cursor {
         let st = &mut *guard;
         let mut values = Vec::new();
         for (i, p) in params.try_iter()?.enumerate() {
-            values.push(to_param(py, &p?, i, settings.refuse_nul)?);
+            values.push(to_param(py, &p?, i, settings.refuse)?);
         }
         if !st.noscan {
             let markers = count_markers(sql);
@@ -291,7 +303,8 @@ impl Cursor {
         // (`Strategy::prepare_after_changes`, psqlODBC).
         let conn = self.conn();
         let manual = conn.in_manual_commit();
-        let prepare = stmt.strategy().prepare_after_changes
+        let strategy = stmt.strategy();
+        let prepare = strategy.prepare_after_changes
             && manual
             && conn.shared.txn_dirty.load(Ordering::Acquire);
         let gate = &self.shared.cancel;
@@ -318,6 +331,14 @@ impl Cursor {
         self.open_result(py, st, &settings, false)?;
         if manual && st.result.is_none() {
             conn.shared.txn_dirty.store(true, Ordering::Release);
+        }
+        // The count the driver gives the statement run directly, as pyodbc runs it.
+        if prepare
+            && st.result.is_none()
+            && st.rowcount == -1
+            && strategy.direct_count_after_prepare
+        {
+            st.rowcount = direct_count(sql);
         }
         Ok(())
     }
@@ -454,8 +475,10 @@ impl Drop for Cursor {
         self.shared.cancel.forget();
         let mut st = self.shared.state.lock().unwrap_or_else(|p| p.into_inner());
         st.result = None;
-        // A fetch running ahead is waited for as the statement drops (it needs no GIL).
-        st.stmt = None;
+        // A fetch running ahead is waited for as the statement drops (it needs no GIL), and
+        // the free may wait on the server: the GIL is released meanwhile (`CursorState::free`).
+        let stmt = st.stmt.take();
+        Python::with_gil(|py| py.allow_threads(move || drop(stmt)));
         // A statement an Arrow reader is done with is freed here too; one a reader still
         // reads stays with it (the reader keeps the connection alive, and frees it last).
         if let Some(loan) = st.loan.take() {
@@ -474,18 +497,21 @@ impl Cursor {
     fn new(py: Python<'_>, connection: &Bound<'_, Connection>) -> PyResult<Self> {
         let conn = connection.get();
         conn.check_open(py)?;
-        let shared = Arc::new(CursorShared::new(CursorState {
-            stmt: None,
-            loan: None,
-            loan_start: 0,
-            result: None,
-            rowcount: -1,
-            arraysize: 1,
-            fast_executemany: true,
-            noscan: false,
-            timeout_applied: 0,
-            messages: Vec::new(),
-        }));
+        let shared = Arc::new(CursorShared::new(
+            CursorState {
+                stmt: None,
+                loan: None,
+                loan_start: 0,
+                result: None,
+                rowcount: -1,
+                arraysize: 1,
+                fast_executemany: true,
+                noscan: false,
+                timeout_applied: 0,
+                messages: Vec::new(),
+            },
+            conn.shared.link.clone(),
+        ));
         let weak: Weak<CursorShared> = Arc::downgrade(&shared);
         conn.register_cursor(py, weak);
         Ok(Cursor {
@@ -507,7 +533,10 @@ impl Cursor {
         Ok(slf.clone())
     }
 
-    /// Executes `sql` once per parameter row, as parameter arrays when `fast_executemany`.
+    /// Executes `sql` once per parameter row, as parameter arrays when `fast_executemany`
+    /// (a statement without markers: one execution per row). An array the driver reports not
+    /// run whole raises `InterfaceError`; an empty sequence of rows `ProgrammingError`, as in
+    /// pyodbc, and an empty iterator or generator runs nothing.
     fn executemany(
         &self,
         py: Python<'_>,
@@ -519,7 +548,7 @@ impl Cursor {
     }
 
     /// Loads `source` into a table (`fastodbc.ingest` calls it): see `ingest::ingest_impl`.
-    #[pyo3(signature = (source, select, insert, columns, not_null, batch_rows=None, batch_bytes=None, commit_every=None))]
+    #[pyo3(signature = (source, select, insert, columns, not_null, batch_rows=None, batch_bytes=None, commit_every=None, sizeless=None, nan_as_null=false))]
     #[allow(clippy::too_many_arguments)]
     fn _ingest(
         &self,
@@ -532,6 +561,8 @@ impl Cursor {
         batch_rows: Option<usize>,
         batch_bytes: Option<usize>,
         commit_every: Option<usize>,
+        sizeless: Option<Vec<bool>>,
+        nan_as_null: bool,
     ) -> PyResult<usize> {
         self.ingest_impl(
             py,
@@ -539,10 +570,11 @@ impl Cursor {
             select,
             insert,
             columns,
-            not_null,
+            (not_null, sizeless.unwrap_or_default()),
             batch_rows,
             batch_bytes,
             commit_every,
+            nan_as_null,
         )
     }
 
@@ -623,7 +655,7 @@ impl Cursor {
     /// Closes the cursor and frees its statement handle. A thread using the cursor meanwhile
     /// gets ProgrammingError at its next row or block, an execution in progress is cancelled.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        self.shared.close(py);
+        self.shared.close(py, None);
         Ok(())
     }
 
@@ -793,4 +825,35 @@ impl Cursor {
     fn closed(&self) -> bool {
         self.shared.is_closed() || self.conn().shared.closed.load(Ordering::Acquire)
     }
+}
+
+/// Warns (`fastodbc.PrecisionWarning`) that the floating-point columns of result `rs` arrive
+/// with `digits` significant digits (`Strategy::float_digits`): once per result that has any.
+fn warn_float_digits(py: Python<'_>, rs: &fastodbc_core::ResultSet, digits: u8) -> PyResult<()> {
+    use fastodbc_core::ffi;
+    let names: Vec<String> = rs
+        .plan
+        .columns
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.desc.sql_type,
+                ffi::SQL_REAL | ffi::SQL_FLOAT | ffi::SQL_DOUBLE
+            )
+        })
+        .map(|c| format!("{:?}", c.desc.name))
+        .collect();
+    if names.is_empty() {
+        return Ok(());
+    }
+    let message = format!(
+        "column {} of this result: the driver returns doubles with {digits} significant digits \
+         (sqliteodbc reads SQLite's text of them: 1.0/3 arrives as 0.333333333333333); \
+         printf('%!.17g', column) in the query returns 17 as text",
+        names.join(", ")
+    );
+    let category = py.import("fastodbc.errors")?.getattr("PrecisionWarning")?;
+    let message = std::ffi::CString::new(message.replace('\0', ""))
+        .map_err(|e| errors::programming(py, e.to_string()))?;
+    PyErr::warn(py, &category, &message, 1)
 }

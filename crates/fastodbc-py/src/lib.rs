@@ -54,5 +54,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(drivers, m)?)?;
     m.add_function(wrap_pyfunction!(data_sources, m)?)?;
     m.add_function(wrap_pyfunction!(exception_class_for_sqlstate, m)?)?;
+    m.add_function(wrap_pyfunction!(cursor::column_name_limit, m)?)?;
     Ok(())
 }

@@ -14,20 +14,29 @@ use pyo3::types::{
 use crate::convert::py_types;
 use crate::errors;
 
-/// Converts parameter `index` (0-based) of a row. `refuse_nul` rejects text with an embedded
-/// NUL, which drivers that cut strings there would store shortened without a word.
+/// Parameter values refused because the driver or database would change them silently.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Refuse {
+    /// Text with an embedded NUL, which drivers that cut strings there would store shortened
+    /// (`Strategy::refuse_nul`).
+    pub nul: bool,
+    /// NaN, which the database would store as NULL (`Strategy::refuse_nan`).
+    pub nan: bool,
+}
+
+/// Converts parameter `index` (0-based) of a row, refusing what `refuse` names.
 pub fn to_param(
     py: Python<'_>,
     obj: &Bound<'_, PyAny>,
     index: usize,
-    refuse_nul: bool,
+    refuse: Refuse,
 ) -> PyResult<ParamValue> {
     if obj.is_none() {
         return Ok(ParamValue::Null);
     }
     if let Ok(s) = obj.downcast::<PyString>() {
         let s = s.to_str()?;
-        if refuse_nul && s.contains('\0') {
+        if refuse.nul && s.contains('\0') {
             return Err(errors::data_error(
                 py,
                 "22000",
@@ -62,7 +71,15 @@ pub fn to_param(
         };
     }
     if let Ok(f) = obj.downcast::<PyFloat>() {
-        return Ok(ParamValue::Float(f.value()));
+        let v = f.value();
+        if refuse.nan && v.is_nan() {
+            return Err(errors::data_error(
+                py,
+                "22000",
+                format!("parameter {index}: NaN, which this database would store as NULL; pass None for a NULL"),
+            ));
+        }
+        return Ok(ParamValue::Float(v));
     }
     if let Ok(b) = obj.downcast::<PyBytes>() {
         return Ok(ParamValue::Bytes(b.as_bytes().to_vec()));

@@ -46,9 +46,12 @@ class AsyncConnection(errors.WithErrorClasses):
         """Wraps an open connection; make it with ``connect`` (or a pool), which also reads
         what the properties below need from the driver on the connection's thread."""
         self._sync = connection
-        self._worker = Worker(thread or ConnectionThread(), connection.close)
-        # Dropped without close(): its thread ends too (the sync connection closes itself).
-        weakref.finalize(self, self._worker.thread.stop)
+        thread = thread or ConnectionThread()
+        self._worker = Worker(thread, connection.close)
+        # Closed (or dropped without close()): the connection is closed on its own thread,
+        # never where this object is dropped (the event loop, beside a call running there);
+        # then the thread ends.
+        self._release = weakref.finalize(self, _close_on, thread, connection)
 
     @property
     def sync_connection(self) -> Connection:
@@ -58,8 +61,10 @@ class AsyncConnection(errors.WithErrorClasses):
 
     @property
     def broken(self) -> bool:
-        """A cancelled call did not stop within ``cancel_timeout``: the connection was closed."""
-        return self._worker.broken
+        """The connection cannot be used again: a cancelled call did not stop within
+        ``cancel_timeout`` (the connection was closed), or its link to the server was lost or
+        given up past a timeout (every call raises ``OperationalError`` at once)."""
+        return self._worker.broken or self._sync._broken
 
     @property
     def cancel_timeout(self) -> float:
@@ -103,19 +108,26 @@ class AsyncConnection(errors.WithErrorClasses):
         return await self._worker.run(fn, *args, **kwargs)
 
     async def close(self) -> None:
-        """Closes the connection and ends its thread."""
+        """Closes the connection (and so its cursors) and ends its thread."""
         try:
             if not self._worker.broken:  # else it is being closed already
                 await self._worker.run(self._sync.close)
         finally:
-            self._worker.thread.stop()
+            self._release()  # the close on its thread again if the one above was cancelled
+
+    def _call_blocking(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` on the connection's thread, this thread waiting (a pool's background
+        thread, for a connection no task holds)."""
+        self._worker.check_usable()
+        return self._worker.thread.submit(fn, *args).result()
 
     def _close_blocking(self) -> None:
-        """Closes it from another thread while it is idle (a pool's background thread)."""
+        """Closes it from another thread (a pool's background thread), on its own thread."""
         try:
-            self._sync.close()
+            if not self._worker.broken:  # else it is being closed already
+                self._call_blocking(self._sync.close)
         finally:
-            self._worker.thread.stop()
+            self._release()
 
     async def __aenter__(self) -> AsyncConnection:
         return self
@@ -174,13 +186,18 @@ async def connect(connstring: str | None = None, /, **kwargs: Any) -> AsyncConne
         connection = await asyncio.shield(asyncio.wrap_future(job))
     except asyncio.CancelledError:
         if not job.cancel():
-            job.add_done_callback(_close_made)
+            thread.submit(_close_made, job)  # after the connect, on the same thread
         thread.stop()
         raise
     except BaseException:
         thread.stop()
         raise
     return AsyncConnection(connection, thread)
+
+
+def _close_on(thread: ConnectionThread, connection: Connection) -> None:
+    thread.release(connection.close)
+    thread.stop()
 
 
 def _connect_described(connect: Callable[..., Connection], *args: Any, **kwargs: Any) -> Connection:
@@ -201,5 +218,5 @@ def describe(connection: Connection) -> None:
 
 
 def _close_made(job: Any) -> None:
-    if not job.cancelled() and job.exception() is None:
+    if job.done() and not job.cancelled() and job.exception() is None:
         job.result().close()

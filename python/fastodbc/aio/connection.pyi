@@ -14,7 +14,7 @@ import pyarrow
 from .._native import IngestSource, RecordBatchReader, Row
 from ..connection import Connection
 from ..cursor import Cursor
-from ..ingest import IngestMode, IngestPlan
+from ..ingest import IngestMode, IngestNan, IngestPlan
 from .. import errors
 from ..errors import *
 from .cursor import AsyncCursor

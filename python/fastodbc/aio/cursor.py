@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import weakref
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
@@ -77,7 +78,9 @@ _READS_REST = frozenset(("fetch_arrow_table", "fetch_df", "fetch_polars"))
 class AsyncCursor:
     """A cursor of an ``AsyncConnection``: ``await cur.execute(...)``, ``await
     cur.fetchall()``, ``async for row in cur``, ``async for batch in
-    cur.fetch_record_batch()``. A cancelled task cancels its statement (SQLCancel)."""
+    cur.fetch_record_batch()``. A cancelled task cancels its statement (SQLCancel). One
+    dropped without ``close()`` (a cancelled task's) has its statement freed on the
+    connection's thread, never where it is dropped."""
 
     fetch_slice = FETCH_SLICE
 
@@ -90,6 +93,12 @@ class AsyncCursor:
         self._changed: dict[str, Any] = {}
         self._deferred: list[tuple[str, tuple[Any, ...]]] = []
         self._snapshot: tuple[Any, int, list[tuple[str, str]]] = (None, -1, [])
+        # Dropped without close(): the sync cursor is closed on the connection's thread, which
+        # then holds its last reference. Freed where this is dropped (the loop, say), its
+        # statement would be freed beside the call running on that thread: the driver reads
+        # the rest of an unfinished result from the socket that call uses (MariaDB: a crash
+        # or a hang), and the loop waits meanwhile.
+        self._release = weakref.finalize(self, connection._worker.thread.release, cursor.close)
 
     @property
     def connection(self) -> AsyncConnection:
@@ -185,6 +194,7 @@ class AsyncCursor:
         """Closes the cursor (its statement freed on the connection's thread)."""
         self._rows.clear()
         await self._connection._worker.run(self._sync.close)
+        self._release.detach()
 
     async def cancel(self) -> None:
         """SQLCancel on the statement running (from a thread of its own: the connection's is
@@ -219,7 +229,11 @@ class AsyncRecordBatchReader:
 
     async def _open(self) -> Any:
         if self._reader is None:
-            self._reader = await self._cursor._call(self._cursor._sync.fetch_record_batch, *self._args)
+            reader = await self._cursor._call(self._cursor._sync.fetch_record_batch, *self._args)
+            # The reader holds the statement until it is read or closed: dropped, it is closed
+            # on the connection's thread (as AsyncCursor's).
+            self._release = weakref.finalize(self, self._cursor._connection._worker.thread.release, reader.close)
+            self._reader = reader
         return self._reader
 
     def __aiter__(self) -> AsyncIterator[Any]:
@@ -239,6 +253,7 @@ class AsyncRecordBatchReader:
     async def close(self) -> None:
         if self._reader is not None:
             await self._cursor._call(self._reader.close)
+            self._release.detach()
 
 
 class _GcPause:

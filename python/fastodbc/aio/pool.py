@@ -15,7 +15,7 @@ from typing import Any
 
 from ..connection import Connection
 from ..pool.core import PoolCore
-from ..pool.errors import PoolTimeout, is_lost
+from ..pool.errors import PoolTimeout, checkout_timeout, is_lost
 from ..pool.slot import Slot
 from ..pool.steps import CommitFailure, DriverCall, Ended, Steps, UserCall, advance, probe
 from ..pool.threads import connect_with
@@ -78,10 +78,14 @@ class _AsyncFront:
     def close(self, slot: Slot) -> None:
         slot.conn._close_blocking()
 
+    def driver(self, slot: Slot) -> Callable[..., Any]:
+        return slot.conn._call_blocking
+
 
 class AsyncConnectionPool:
-    """A pool of ``AsyncConnection`` objects with ``ConnectionPool``'s parameters; ``check``,
-    ``configure`` and ``reset`` may be coroutine functions. Open it with ``await pool.open()``
+    """A pool of ``AsyncConnection`` objects with ``ConnectionPool``'s parameters (a connection
+    idle longer than ``check_idle_after`` validated at checkout); ``check``, ``configure`` and
+    ``reset`` may be coroutine functions. Open it with ``await pool.open()``
     or ``async with AsyncConnectionPool(...) as pool:``. See docs/pool-and-async.md."""
 
     def __init__(
@@ -94,6 +98,7 @@ class AsyncConnectionPool:
         max_waiting: int = 0,
         max_lifetime: float = 3600.0,
         max_idle: float = 600.0,
+        check_idle_after: float | None = 0.5,
         reconnect_timeout: float = 300.0,
         check: Callable[[AsyncConnection], Any] | None = None,
         configure: Callable[[AsyncConnection], Any] | None = None,
@@ -117,6 +122,7 @@ class AsyncConnectionPool:
             max_waiting=max_waiting,
             max_lifetime=max_lifetime,
             max_idle=max_idle,
+            check_idle_after=check_idle_after,
             reconnect_timeout=reconnect_timeout,
             reconnect_failed=reconnect_failed,
             check=check,
@@ -159,12 +165,18 @@ class AsyncConnectionPool:
         loop = asyncio.get_running_loop()
         wait = core.timeout if timeout is None else timeout
         deadline = time.monotonic() + wait
+        failure: BaseException | None = None  # the last check that failed
         while True:
             got = core.acquire(partial(FutureWaiter, loop))
             if isinstance(got, FutureWaiter):
                 slot = None
                 try:
                     slot = await got.wait(deadline, wait)
+                except PoolTimeout as e:
+                    core.abandoned(got)
+                    if failure is None:
+                        raise
+                    raise checkout_timeout(e, failure) from failure
                 except BaseException:
                     core.abandoned(got)
                     raise
@@ -173,15 +185,16 @@ class AsyncConnectionPool:
             else:
                 slot = got
             try:
-                ok = await run_async(core.checkout(slot), slot.conn)
+                ok = await run_async(core.checkout(slot, deadline), slot.conn)
             except BaseException:
                 core.discard(slot, lost=False)
                 raise
             if ok:
                 return slot.conn
+            failure = slot.failure or failure
             core.discard(slot, lost=True)
             if time.monotonic() >= deadline:
-                raise PoolTimeout(f"couldn't get a working connection after {wait:.2f} sec")
+                raise checkout_timeout(PoolTimeout(f"couldn't get a working connection after {wait:.2f} sec"), failure)
 
     async def putconn(self, conn: AsyncConnection) -> None:
         """Takes back a connection from ``getconn`` (reset on its own thread)."""

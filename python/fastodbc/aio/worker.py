@@ -115,35 +115,82 @@ class _FutureJob:
             self.fn = self.args = self.kwargs = None  # type: ignore[assignment]
 
 
+class _Release:
+    """``close()`` of a native object (a cursor, an Arrow reader, the connection) its owner
+    dropped: on the connection's thread, whichever thread dropped the owner."""
+
+    __slots__ = ("close",)
+
+    def __init__(self, close: Callable[[], Any]) -> None:
+        self.close: Callable[[], Any] | None = close
+
+    def run(self) -> None:
+        close, self.close = self.close, None
+        try:
+            if close is not None:
+                close()
+        except Exception as e:
+            log.info("releasing a dropped %s failed: %s", type(getattr(close, "__self__", close)).__name__, e)
+
+
 class ConnectionThread:
     """A daemon thread running submitted calls in order (a driver call that never returns
-    must not keep the interpreter from exiting)."""
+    must not keep the interpreter from exiting). Once it has ended (``stop``), a call runs
+    where it is submitted: the connection is closed by then, so the call meets a closed
+    connection (ProgrammingError), or frees nothing of the driver's; it never waits forever
+    for a thread that is gone."""
 
     def __init__(self) -> None:
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._ended = False
+        self._ending = threading.Lock()
         self._thread = threading.Thread(target=self._serve, name="fastodbc-aio", daemon=True)
         self._thread.start()
 
     def put(self, job: _Job) -> None:
-        self._jobs.put(job)
+        with self._ending:
+            if not self._ended:
+                self._jobs.put(job)
+                return
+        job.run()
 
     def submit(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> concurrent.futures.Future[T]:
         job = _FutureJob(fn, args, kwargs)
-        self._jobs.put(job)
+        self.put(job)
         return job.future
 
     def stop(self) -> None:
         """The thread ends after the calls already submitted."""
         self._jobs.put(None)
 
+    def release(self, close: Callable[[], Any]) -> None:
+        """``close()`` on this thread, in turn with the calls submitted, nobody waiting for
+        it: what a finalizer does with the native object of something dropped (a driver call
+        made where it was dropped would free a statement beside a call running here). The
+        thread holds the last reference, so the object is freed here too. (Once the thread
+        has ended, the connection was closed on it, and with it its cursors' statements: the
+        object holds nothing of the driver's, and is closed where it was dropped.)"""
+        self._jobs.put(_Release(close))
+
     def _serve(self) -> None:
         while True:
             job = self._jobs.get()
             if job is None:
-                return
+                break
             job.run()
             # Nothing of the call outlives it here: its arguments (a cursor, its connection)
             # would stay alive until the next call, and an abandoned connection forever.
+            del job
+        # Calls submitted after stop() still run, here, in order; later ones where submitted.
+        with self._ending:
+            self._ended = True
+        while True:
+            try:
+                job = self._jobs.get_nowait()
+            except queue.Empty:
+                return
+            if job is not None:
+                job.run()
             del job
 
 

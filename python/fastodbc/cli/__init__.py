@@ -3,8 +3,9 @@
 Arrow IPC file into a table), streamed in Arrow batches.
 
 Libraries: the standard library's ``argparse`` for arguments, pyarrow's readers and writers for
-the file formats, tqdm for the progress display (the ``cli`` extra). Exit codes: 0 done, 2 usage,
-3 connection, 4 SQL, 5 data, 130 interrupted (cli/exits.py).
+the file formats, tqdm for the progress display (the ``cli`` extra). Exit codes: 0 done, 1 other
+(the disk filled up), 2 usage (an unwritable output too), 3 connection, 4 SQL, 5 data, 130
+interrupted (cli/exits.py).
 """
 
 from __future__ import annotations
@@ -34,6 +35,20 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """The command line's arguments, a command's options and arguments in any order
+    (``export QUERY --param 1 OUTPUT``, ``import --dsn x TABLE INPUT``): argparse's
+    ``parse_args`` refuses an argument after an option, and its ``parse_intermixed_args``
+    takes no subcommands, so the command's own parser reads what follows its name."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))  # noqa: SLF001
+    # The command comes first: the top parser has no option but --help.
+    if argv and argv[0] in commands.choices:
+        args = commands.choices[argv[0]].parse_intermixed_args(argv[1:])
+        args.command = argv[0]
+        return args
+    return parser.parse_args(argv)
+
+
 def _drivers(args: argparse.Namespace) -> int:
     for name in _native.drivers():
         print(name)
@@ -55,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     _merge_freed_blocks_at_once()
     try:
-        args = _parser().parse_args(argv)
+        args = _parse(_parser(), sys.argv[1:] if argv is None else list(argv))
         code = args.run(args)
     except Failure as e:
         print(f"fastodbc {e}" if e.code == 2 else f"fastodbc: {e}", file=sys.stderr)

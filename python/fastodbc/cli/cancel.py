@@ -74,33 +74,38 @@ class Cancellable:
         executes with the GIL released; started sooner, an import holding the GIL made the
         worker wait between the calls of its connect, and a failed connect paid for it)."""
         outcome: dict[str, Any] = {}
+        # The work's end, told by the work itself. Not Thread.join / is_alive: Python 3.11's
+        # join interrupted by Ctrl-C can mark a running thread as stopped (CPython gh-90882),
+        # and the command then ended without waiting for the load's rollback.
+        done = threading.Event()
 
         def target() -> None:
             try:
                 outcome["value"] = work()
             except BaseException as e:  # noqa: BLE001 - handed to the main thread
                 outcome["error"] = e
+            finally:
+                done.set()
 
         worker = threading.Thread(target=target, name="fastodbc-cli-work", daemon=True)
         worker.start()
         try:
-            while worker.is_alive() and not self._attached.wait(TICK_S):
+            while not done.is_set() and not self._attached.wait(TICK_S):
                 tick()
             if self._attached.is_set():
                 meanwhile()
-            while worker.is_alive():
-                worker.join(TICK_S)
+            while not done.wait(TICK_S):
                 tick()
         except KeyboardInterrupt:
             self._stop.set()
             self._cancel()
             try:
-                worker.join(GRACE_S)
+                done.wait(GRACE_S)
             except KeyboardInterrupt:
                 pass  # a second Ctrl-C: stop waiting
             if "value" in outcome:
                 return outcome["value"]
-            self.stuck = worker.is_alive()
+            self.stuck = not done.is_set()
             raise Interrupted(finished=not self.stuck) from None
         tick()
         if "error" in outcome:

@@ -23,7 +23,11 @@ def split_arguments(command: str, args: list[str], names: str) -> tuple[str | No
 
 
 def connection_string(command: str, args: argparse.Namespace, given: str | None) -> str:
-    """The argument, else ``DSN=`` of ``--dsn``, else ``FASTODBC_CONNECTION``."""
+    """The argument, else ``DSN=`` of ``--dsn``, else ``FASTODBC_CONNECTION``. Both the
+    argument and ``--dsn``: a usage error (which one was meant cannot be told)."""
+    if given is not None and args.dsn:
+        # The string is not shown: it may hold a password.
+        raise usage(command, f"both a CONNECTION argument and --dsn {args.dsn!r} were given: give one")
     if given is not None:
         return given
     if args.dsn:
@@ -35,10 +39,24 @@ def connection_string(command: str, args: argparse.Namespace, given: str | None)
 
 
 def open_connection(connstr: str) -> Any:
-    """A connection (autocommit off: an import is one transaction), or exit code 3."""
+    """A connection (autocommit off: an import is one transaction), or exit code 3.
+
+    Where the driver gives zoned timestamps as the session zone's wall time (psqlODBC), the
+    session runs in UTC (``Connection._instants_session_sql``): every instant is then exact,
+    the hour a change back from daylight saving time repeats included, whatever ``PGTZ`` or
+    the server's default say; a query that wants another zone's wall time says so
+    (``AT TIME ZONE``), and text without an offset loaded into a zoned column is UTC."""
     from .. import connect
 
     try:
-        return connect(connstr)
+        cnxn = connect(connstr)
     except Error as e:
         raise Failure(EXIT_CONNECTION, f"cannot connect: {e}") from e
+    sql = cnxn._instants_session_sql
+    if sql is not None:
+        try:
+            cnxn.cursor().execute(sql).close()
+        except Error as e:
+            cnxn.close()
+            raise Failure(EXIT_CONNECTION, f"cannot set the session's time zone: {e}") from e
+    return cnxn

@@ -10,7 +10,8 @@ from ..errors import DataError, Error, IntegrityError, InterfaceError, Operation
 EXIT_OK = 0
 #: An error of none of the kinds below (e.g. the disk filled up while writing the output).
 EXIT_FAILURE = 1
-#: A bad command line (argparse's own code), an input that does not exist.
+#: A bad command line (argparse's own code), an input that does not exist, an output that
+#: cannot be written where it is (no such directory, not writable, a directory).
 EXIT_USAGE = 2
 EXIT_CONNECTION = 3
 EXIT_SQL = 4

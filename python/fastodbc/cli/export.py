@@ -4,9 +4,13 @@ IPC, streamed in Arrow batches from ``Cursor.fetch_record_batch`` into pyarrow's
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import warnings
+from pathlib import Path
 from typing import Any
 
+from ..errors import PrecisionWarning
 from .cancel import Cancellable, Interrupted
 from .connection import CONNECTION_ENV, connection_string, open_connection, split_arguments
 from .exits import EXIT_INTERRUPTED, EXIT_OK, Failure, code_of, positive, usage
@@ -23,7 +27,9 @@ def add_parser(sub: Any) -> None:
         description=(
             "fastodbc export [CONNECTION] QUERY OUTPUT. Without CONNECTION, the connection "
             f"string comes from --dsn or the {CONNECTION_ENV} environment variable. OUTPUT '-' "
-            "is stdout."
+            "is stdout. CSV: NULL is an empty unquoted field, an empty string \"\", text always "
+            "quoted, doubles nan / inf / -inf, binary \\x and lowercase hex digits (PostgreSQL's "
+            "bytea text form), all read back so by import."
         ),
     )
     e.add_argument("args", nargs="+", metavar="[CONNECTION] QUERY OUTPUT")
@@ -34,7 +40,9 @@ def add_parser(sub: Any) -> None:
         "--batch-rows", type=positive, help="rows per Arrow batch, a Parquet row group (Parquet: 131,072; else 65,536)"
     )
     e.add_argument("--batch-bytes", type=positive, help="bytes per Arrow batch, about (Parquet: 32 MiB; else 64 MiB)")
-    e.add_argument("--compression", default=None, help="Parquet / IPC compression (Parquet default: zstd)")
+    e.add_argument(
+        "--compression", default=None, help="Parquet / IPC compression (Parquet default: zstd); not for CSV"
+    )
     e.add_argument(
         "--rows-per-file", type=positive, metavar="N",
         help="split the output into numbered files (OUTPUT's stem-00000.ext, ...) of N rows each; "
@@ -48,27 +56,51 @@ def add_parser(sub: Any) -> None:
     e.set_defaults(run=run)
 
 
+def _check_writable(output: Path) -> None:
+    """A usage error (exit 2, as an input that does not exist) when OUTPUT cannot be written
+    where it is: its directory missing or not writable, or OUTPUT a directory. Checked before
+    connecting, so that no query runs for an output that cannot be kept."""
+    where = output.parent
+    if not where.is_dir():
+        raise usage("export", f"cannot write {output}: no such directory: {where}")
+    if output.is_dir():
+        raise usage("export", f"cannot write {output}: it is a directory")
+    if not os.access(where, os.W_OK | os.X_OK):
+        raise usage("export", f"cannot write {output}: permission denied in {where}")
+
+
 def run(args: argparse.Namespace) -> int:
     """Runs ``export``; its exit code."""
     given, (query, output) = split_arguments("export", args.args, "QUERY OUTPUT")
     fmt = format_of(output, args.format)
     if fmt is None:
         raise usage("export", f"cannot tell the format of {output!r}: use --format")
+    if fmt == "csv" and args.compression:
+        raise usage("export", "--compression is for Parquet and Arrow IPC output, not CSV")
     if output == "-" and (args.rows_per_file or args.max_file_bytes):
         raise usage("export", "--rows-per-file / --max-file-bytes need an OUTPUT file, not stdout")
+    if output != "-":
+        _check_writable(Path(output))
     connstr = connection_string("export", args, given)
     batch_rows, batch_bytes = export_batch_limits(fmt, args.batch_rows, args.batch_bytes)
     parts = OutputParts(output, fmt, args.compression, args.rows_per_file, args.max_file_bytes)
     progress = Progress("export", quiet=args.quiet)
     cancellable = Cancellable()
+    # What the driver does not keep of the values (PrecisionWarning): told even with --quiet.
+    lossy: list[str] = []
 
     def work() -> int:
         cnxn = open_connection(connstr)
         try:
             cursor = cnxn.cursor()
             cancellable.attach(cursor)
-            cursor.execute(query, *args.param)
+            # Said in the summary instead of as a Python warning (see `lossy`).
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", PrecisionWarning)
+                cursor.execute(query, *args.param)
+            lossy.extend(str(w.message) for w in caught if issubclass(w.category, PrecisionWarning))
             reader = cursor.fetch_record_batch(batch_rows, batch_bytes)
+            progress.rows_read = lambda: reader.rows_read
             with WriteBehind(parts) as writer:
                 for batch in reader:
                     cancellable.check()
@@ -113,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
         raise Failure(code_of(e), str(e)) from e
     progress.close()
     say_earlier_removed()
+    for message in lossy:
+        print(f"fastodbc: warning: {message}", file=sys.stderr)
     if not args.quiet:
         where = output if not parts.split else f"{len(parts.paths)} files, {parts.paths[0]} to {parts.paths[-1].name}"
         print(f"fastodbc: {rows:,} rows written to {where} ({fmt})", file=sys.stderr)

@@ -1,18 +1,21 @@
 """The file formats of export and import: pyarrow's Parquet, CSV and Arrow IPC writers and
 readers (well kept, streaming batch by batch, so memory stays bounded by a batch, not a file).
 
-CSV follows one convention both ways: NULL is an empty field, an empty string a quoted one
-(``""``), so a file export writes is read back as the same values.
+CSV follows fastodbc's rules both ways (fastodbc/csvfile.py): NULL is an empty unquoted field,
+an empty string a quoted one (``""``), binary ``\\x`` and hex digits, so a file export writes is
+read back as the same values.
 """
 
 from __future__ import annotations
 
-import csv
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+from ..csvfile import Replayable, open_csv
+from ..csvfile import Writer as CsvWriter
 
 FORMATS = {
     ".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".arrow": "arrow", ".feather": "arrow", ".ipc": "arrow"
@@ -74,70 +77,25 @@ def open_writer(fmt: str, sink: Any, schema: Any, compression: str | None) -> An
             sink, schema, compression=compression or "zstd", dictionary_pagesize_limit=PARQUET_DICTIONARY_BYTES
         )
     if fmt == "csv":
-        import pyarrow.csv as pacsv
-
-        return pacsv.CSVWriter(sink, schema)
+        return CsvWriter(sink, schema)
     import pyarrow.ipc as ipc
 
     options = ipc.IpcWriteOptions(compression=compression) if compression else None
     return ipc.new_file(sink, schema, options=options)
 
 
-class CountedSource:
+class CountedSource(Replayable):
     """A binary input (a file or stdin) counting the bytes read from it, for the progress
     display; pyarrow's readers take it as a file object."""
 
     def __init__(self, raw: Any):
-        self.raw = raw
+        super().__init__(raw)
         self.bytes = 0
-        # Bytes read ahead of the reader from a source that cannot seek back (stdin).
-        self._ahead = b""
 
     def read(self, size: int = -1) -> bytes:
-        if self._ahead:
-            data, self._ahead = (self._ahead, b"") if size < 0 else (self._ahead[:size], self._ahead[size:])
-            if size < 0 or len(data) < size:
-                data += self.raw.read(-1 if size < 0 else size - len(data))
-        else:
-            data = self.raw.read(size)
+        data = super().read(size)
         self.bytes += len(data)
         return data
-
-    def first_line(self) -> bytes:
-        """The input's first line, left for the reader to read again."""
-        seen = b""
-        while b"\n" not in seen:
-            more = self.raw.read(64 * 1024)
-            if not more:
-                break
-            seen += more
-        if self.raw.seekable():
-            self.raw.seek(0)
-        else:
-            self._ahead = seen
-        return seen.split(b"\n", 1)[0]
-
-    def seek(self, offset: int, whence: int = 0) -> int:
-        return self.raw.seek(offset, whence)
-
-    def tell(self) -> int:
-        return self.raw.tell()
-
-    def seekable(self) -> bool:
-        return self.raw.seekable()
-
-    def readable(self) -> bool:
-        return True
-
-    def writable(self) -> bool:
-        return False
-
-    @property
-    def closed(self) -> bool:
-        return self.raw.closed
-
-    def close(self) -> None:
-        self.raw.close()
 
 
 class Input:
@@ -160,18 +118,17 @@ class Input:
         self.total_bytes = total_bytes
 
 
-def csv_header(line: bytes) -> list[str]:
-    """The column names of a CSV header line, as pyarrow's reader (its defaults) reads them."""
-    text = line.decode("utf-8-sig").rstrip("\r")
-    return next(csv.reader([text]), [])
-
-
 def open_input(
-    path: str, fmt: str, batch_rows: int | None, csv_types: Callable[[list[str]], dict[str, Any]] | None = None
+    path: str,
+    fmt: str,
+    batch_rows: int | None,
+    csv_types: Callable[[list[str]], dict[str, Any]] | None = None,
+    null_values: Sequence[str] = (),
 ) -> Input:
     """Opens ``path`` (``-``: stdin, an Arrow IPC stream or CSV) for reading in batches.
     ``csv_types``: given a CSV's column names, the Arrow types to read columns as (the target
-    table's); the others' types are inferred."""
+    table's); the others' types are inferred (fastodbc/csvfile.py). ``null_values``: CSV
+    tokens read as NULL besides the empty unquoted field."""
     if path == "-":
         source = CountedSource(sys.stdin.buffer)
         size = None
@@ -185,12 +142,8 @@ def open_input(
         batches = parquet_row_groups(parquet, batch_rows)
         return Input(parquet.schema_arrow, batches, source, total_rows=parquet.metadata.num_rows)
     if fmt == "csv":
-        import pyarrow.csv as pacsv
-
-        types = csv_types(csv_header(source.first_line())) if csv_types else {}
-        convert = pacsv.ConvertOptions(column_types=types, strings_can_be_null=True, quoted_strings_can_be_null=False)
-        reader = pacsv.open_csv(source, convert_options=convert)
-        return Input(reader.schema, iter(reader), source, total_bytes=size)
+        schema, batches = open_csv(source, csv_types, null_values)
+        return Input(schema, batches, source, total_bytes=size)
     import pyarrow as pa
     import pyarrow.ipc as ipc
 

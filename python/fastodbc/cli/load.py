@@ -11,19 +11,24 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ..constants import SQL_IDENTIFIER_QUOTE_CHAR
-from ..errors import Error
+from ..constants import SQL_IDENTIFIER_QUOTE_CHAR, SQL_TXN_CAPABLE
+from ..errors import Error, PrecisionWarning
 from .cancel import Cancellable, Interrupted
 from .connection import CONNECTION_ENV, connection_string, open_connection, split_arguments
 from .exits import EXIT_INTERRUPTED, EXIT_OK, Failure, code_of, positive, usage
 from .formats import FORMAT_NAMES, Input, format_of, open_input
+from .leftover import drop_after_exit
 from .progress import Progress
 
 MODES = ("create", "append", "replace", "create_append")
+
+#: SQL_TXN_CAPABLE's SQL_TC_DDL_COMMIT: DDL commits the open transaction (MariaDB).
+SQL_TC_DDL_COMMIT = 3
 
 
 def add_parser(sub: Any) -> None:
@@ -52,9 +57,25 @@ def add_parser(sub: Any) -> None:
         help="load the input's column INPUT into the table's COLUMN (default: the same name); "
         "INPUT= leaves it out",
     )
+    i.add_argument(
+        "--null-value", action="append", default=[], metavar="TOKEN",
+        help="CSV: read this unquoted token as NULL too (repeatable); by default only an empty "
+        "unquoted field is NULL ('NA', 'null', 'nan' are values, \"\" an empty string). Into a "
+        "binary column CSV text is \\x and hex digits, as export writes it",
+    )
+    i.add_argument(
+        "--column-type", action="append", default=[], metavar="INPUT=SQLTYPE",
+        help="create the column of the input's column INPUT as SQLTYPE (the SQL after the column's "
+        "name, as written: 'VARCHAR(40) NOT NULL'); with --mode create, replace or create_append",
+    )
     i.add_argument("--batch-rows", type=positive, help="rows per batch sent")
     i.add_argument("--batch-bytes", type=positive, help="bytes per batch sent (about)")
     i.add_argument("--commit-every", type=positive, metavar="ROWS", help="commit after about every ROWS rows")
+    i.add_argument(
+        "--nan", choices=("keep", "null"), default="keep",
+        help="what a NaN double becomes: keep (NaN; refused where the database would store NULL) "
+        "or null (NULL on every database)",
+    )
     i.add_argument(
         "--dry-run", action="store_true",
         help="print the column mapping and the CREATE TABLE it would run; write nothing",
@@ -73,6 +94,16 @@ def _mapping(pairs: list[str]) -> dict[str, str | None] | None:
     return mapping or None
 
 
+def _column_types(pairs: list[str]) -> dict[str, str] | None:
+    types: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, sql_type = pair.partition("=")
+        if not sep or not name or not sql_type.strip():
+            raise usage("import", f"--column-type wants INPUT=SQLTYPE, not {pair!r}")
+        types[name] = sql_type.strip()
+    return types or None
+
+
 def run(args: argparse.Namespace) -> int:
     """Runs ``import``; its exit code."""
     given, (table, source) = split_arguments("import", args.args, "TABLE INPUT")
@@ -81,11 +112,18 @@ def run(args: argparse.Namespace) -> int:
         raise usage("import", f"cannot tell the format of {source!r}: use --format")
     if source != "-" and not Path(source).is_file():
         raise usage("import", f"no such file: {source}")
+    if args.null_value and fmt != "csv":
+        raise usage("import", f"--null-value is for CSV input, not {fmt}")
     columns = _mapping(args.column)
+    column_types = _column_types(args.column_type)
+    if column_types and args.mode == "append":
+        raise usage("import", "--column-type gives the types of the columns a load creates: --mode append creates none")
     connstr = connection_string("import", args, given)
-    target = {"mode": args.mode, "columns": columns, "schema": args.schema}
+    target = {"mode": args.mode, "columns": columns, "column_types": column_types, "schema": args.schema}
     progress = Progress("import", quiet=args.quiet)
     cancellable = Cancellable()
+    #: The table the load creates where its CREATE commits by itself (cli/leftover.py).
+    committed_create: list[str] = []
 
     def work() -> int | None:
         import pyarrow as pa
@@ -95,20 +133,25 @@ def run(args: argparse.Namespace) -> int:
             cursor = cnxn.cursor()
             cancellable.attach(cursor)
             csv_types = _csv_types(cursor, table, args.schema, columns) if fmt == "csv" else None
-            data = open_input(source, fmt, args.batch_rows, csv_types)
+            data = open_input(source, fmt, args.batch_rows, csv_types, args.null_value)
             if args.dry_run:
                 count = "" if data.total_rows is None else f", {data.total_rows:,} rows"
                 print(f"{'stdin' if source == '-' else source} ({fmt}{count}) into")
                 print(cursor.ingest_plan(table, data.schema, **target))
                 return None
             progress.total_rows, progress.total_bytes = data.total_rows, data.total_bytes
+            if args.mode in ("create", "create_append") and cnxn.getinfo(SQL_TXN_CAPABLE) == SQL_TC_DDL_COMMIT:
+                planned = cursor.ingest_plan(table, data.schema, **target)
+                cnxn.rollback()  # the plan's reads: the load begins the transaction
+                if planned.create_sql:
+                    committed_create.append(planned.table)
             failed: list[Exception] = []
             batches = _counted(data, progress, cancellable, failed)
             try:
                 return cursor.ingest(
                     table, pa.RecordBatchReader.from_batches(data.schema, batches), **target,
                     batch_rows=args.batch_rows, batch_bytes=args.batch_bytes, commit=True,
-                    commit_every=args.commit_every,
+                    commit_every=args.commit_every, nan=args.nan,
                 )
             except Exception:
                 # The input's own error (a CSV value pyarrow cannot convert, Ctrl-C), not the
@@ -123,6 +166,11 @@ def run(args: argparse.Namespace) -> int:
         rows = cancellable.run(work, tick=progress.show)
     except Interrupted as stop:
         progress.close()
+        # The load did not complete: a table whose CREATE committed by itself must not stay.
+        # A worker that stopped dropped it itself (DROP TABLE IF EXISTS again is harmless); one
+        # stuck where no cancel reaches holds the table's locks until the process ends.
+        for created in committed_create:
+            drop_after_exit(connstr, created)
         if not stop.finished:
             raise
         return EXIT_INTERRUPTED
@@ -166,9 +214,18 @@ def _csv_types(
 
     def of(names: list[str]) -> dict[str, Any]:
         pairs, _ = match_columns(names, list(types), columns)
-        return {names[i]: types[target] for i, target in pairs}
+        return {names[i]: _csv_readable(types[target]) for i, target in pairs}
 
     return of
+
+
+def _csv_readable(arrow_type: Any) -> Any:
+    """The type a CSV column is read as to go into a column of ``arrow_type``: pyarrow's CSV
+    reader parses no durations (MariaDB's TIME, `838:59:59`), so those are read as text,
+    which the database parses."""
+    import pyarrow as pa
+
+    return pa.string() if pa.types.is_duration(arrow_type) else arrow_type
 
 
 def _table_types(cursor: Any, table: str, schema: str | None) -> dict[str, Any]:
@@ -181,7 +238,9 @@ def _table_types(cursor: Any, table: str, schema: str | None) -> dict[str, Any]:
 
     name = f"{quote(schema)}.{quote(table)}" if schema else quote(table)
     try:
-        found = cursor.execute(f"SELECT * FROM {name} WHERE 1 = 0").fetch_record_batch().schema
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrecisionWarning)  # no value is read
+            found = cursor.execute(f"SELECT * FROM {name} WHERE 1 = 0").fetch_record_batch().schema
     except Error:
         return {}
     finally:

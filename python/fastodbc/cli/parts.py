@@ -14,6 +14,10 @@ rows of a longer, earlier export beside its own, nor the parts of an earlier set
 parts overwrote. An export that fails before writing a row leaves them (it wrote nothing);
 OUTPUT itself, and names not of the pattern, are never touched.
 
+Each file is written under a hidden temporary name beside it (``partial_path``) and renamed to
+its own name once whole, so a reader never finds a half-written file under OUTPUT's name, even
+after the process was killed; a failed or interrupted export removes its temporary file.
+
 ``--max-file-bytes`` is checked after each batch is written (the writers write a batch whole):
 a part ends once it has reached the limit, so it may pass it by up to one encoded batch plus the
 format's footer; ``--batch-rows`` / ``--batch-bytes`` bound that.
@@ -21,6 +25,7 @@ format's footer; ``--batch-rows`` / ``--batch-bytes`` bound that.
 
 from __future__ import annotations
 
+import os
 import queue
 import re
 import sys
@@ -35,6 +40,13 @@ from .formats import open_writer
 def part_path(output: Path, number: int) -> Path:
     """The path of part ``number`` of ``output``."""
     return output.with_name(f"{output.stem}-{number:05d}{output.suffix}")
+
+
+def partial_path(path: Path) -> Path:
+    """Where ``path`` is written until it is whole: a hidden name beside it (the same
+    directory, so the rename is atomic), never one of OUTPUT's part names. A process killed
+    mid-write (SIGKILL, a crash) leaves this file, never an unreadable one under ``path``."""
+    return path.with_name(f".{path.name}.{os.getpid()}.partial")
 
 
 def existing_parts(output: Path) -> list[Path]:
@@ -104,6 +116,9 @@ class OutputParts:
         self._sink: Any = None
         self._writer: Any = None
         self._part_rows = 0
+        #: The part being written, under its temporary name, and the name it gets when whole.
+        self._partial: Path | None = None
+        self._final: Path | None = None
 
     def write(self, batch: Any) -> None:
         """Writes ``batch``, across parts when a limit says."""
@@ -138,7 +153,7 @@ class OutputParts:
 
     def remove(self) -> None:
         """Removes every file this export made (a failed or interrupted export leaves none)."""
-        for path in self.paths:
+        for path in [*self.paths, *([self._partial] if self._partial else [])]:
             path.unlink(missing_ok=True)
 
     def abandon(self) -> None:
@@ -162,8 +177,8 @@ class OutputParts:
                 for stale in self.earlier:
                     stale.unlink(missing_ok=True)
             path = part_path(self.output, len(self.paths)) if self.split else self.output
-            self.paths.append(path)
-            self._sink = pa.OSFile(str(path), "wb")
+            self._final, self._partial = path, partial_path(path)
+            self._sink = pa.OSFile(str(self._partial), "wb")
         self._writer = open_writer(self.fmt, self._sink, self._schema, self.compression)
         self._part_rows = 0
 
@@ -173,6 +188,11 @@ class OutputParts:
         self.bytes = self._done_bytes
         self._sink.close()
         self._writer = self._sink = None
+        if self._partial is not None and self._final is not None:
+            # Whole: under its name at once (a rename within the directory is atomic).
+            os.replace(self._partial, self._final)
+            self.paths.append(self._final)
+            self._partial = self._final = None
 
 
 #: Batches handed to the writing thread and not yet written, at most. A second one keeps the

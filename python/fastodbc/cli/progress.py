@@ -2,14 +2,18 @@
 total is known. Drawn by tqdm (the ``cli`` extra), only on a terminal, only once the work has
 taken a second, never with ``--quiet``; without tqdm installed there is none.
 
-The worker thread only counts (``rows``, ``bytes``: plain attributes it alone writes); the main
-thread, which waits for it anyway (cli/cancel.py), draws (``show``), so tqdm is used from one
-thread and the display keeps its elapsed time moving while a statement executes.
+The worker thread only counts (``rows``, ``bytes``: plain attributes it alone writes; an export
+also hands over ``rows_read``, its reader's count of rows read, which moves block by block
+while a batch of up to 131,072 rows is built, so a slow result's count moves at least once a
+second, not once a batch); the main thread, which waits for it anyway (cli/cancel.py), draws
+(``show``, with ``count``), so tqdm is used from one thread and the display keeps its elapsed
+time moving while a statement executes.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 #: Nothing is drawn for work shorter than this.
@@ -41,14 +45,21 @@ class Progress:
         self.bytes = 0
         self.total_rows: int | None = None
         self.total_bytes: int | None = None
+        #: Rows read so far, within the batch being built (an export's reader), if known.
+        self.rows_read: Callable[[], int] | None = None
         self._bar = None if quiet or not on_terminal() else _bar(action)
+
+    def count(self) -> int:
+        """The rows shown: those counted, or more read meanwhile into a batch being built."""
+        rows_read = self.rows_read
+        return max(self.rows, rows_read()) if rows_read is not None else self.rows
 
     def show(self) -> None:
         """Redraws the display with the counts (main thread)."""
         bar = self._bar
         if bar is None:
             return
-        rows, done, total_bytes = self.rows, self.bytes, self.total_bytes
+        rows, done, total_bytes = self.count(), self.bytes, self.total_bytes
         # tqdm formats a percentage only for a total above 0.
         if self.total_rows:
             bar.total, bar.bar_format = self.total_rows, _ROWS_KNOWN
@@ -65,7 +76,7 @@ class Progress:
         ``finished``: the whole input was read (its rows are the total)."""
         if self._bar is not None:
             if finished:
-                self.total_rows = self.rows
+                self.total_rows = self.count()
             self.show()
             self._bar.close()
             self._bar = None

@@ -60,6 +60,10 @@ class Front(Protocol):
 
     def close(self, slot: Slot) -> None: ...
 
+    def driver(self, slot: Slot) -> Callable[..., Any] | None:
+        """How a background thread makes a driver call on ``slot`` (None: where it is)."""
+        ...
+
 
 _CORES: weakref.WeakSet[PoolCore] = weakref.WeakSet()
 
@@ -87,6 +91,7 @@ class PoolCore:
         max_waiting: int,
         max_lifetime: float,
         max_idle: float,
+        check_idle_after: float | None,
         reconnect_timeout: float,
         reconnect_failed: Callable[[Any], None] | None,
         check: Callable[[Any], Any] | None,
@@ -101,6 +106,8 @@ class PoolCore:
             raise ValueError(f"need 0 <= min_size <= max_size and max_size >= 1, got {min_size}, {max_size}")
         if num_workers < 1:
             raise ValueError("num_workers must be at least 1")
+        if check_idle_after is not None and not check_idle_after >= 0:
+            raise ValueError(f"check_idle_after must be None or >= 0, got {check_idle_after!r}")
         self.front = front
         self._owner = owner
         self._connect_fn = connect
@@ -109,6 +116,7 @@ class PoolCore:
         self.max_waiting = max_waiting
         self.max_lifetime = max_lifetime
         self.max_idle = max_idle
+        self.check_idle_after = check_idle_after
         self.reconnect_timeout = reconnect_timeout
         self._reconnect_failed = reconnect_failed
         self.check = check
@@ -223,6 +231,11 @@ class PoolCore:
                 if self._expired(slot, now):
                     self._discard_locked(slot)
                     continue
+                # HikariCP's rule: one used within the window is trusted, one idle longer is
+                # validated at checkout (a session the server ended meanwhile is not lent).
+                after = self.check_idle_after
+                slot.stale = slot.suspect or (after is not None and now - slot.returned > after)
+                slot.suspect = False
                 self._lend_locked(slot, now)
                 return slot
             if self.max_waiting and len(self._waiting) >= self.max_waiting:
@@ -303,20 +316,26 @@ class PoolCore:
 
     def _lost_locked(self) -> None:
         """A connection was found lost: the idle ones are checked (a restarted server has
-        killed them all, and a status read can't tell)."""
+        killed them all, and a status read can't tell), in the background, and each at its
+        next checkout meanwhile, however recently it was used."""
         self._counters["connections_lost"] += 1
+        for slot in self._idle:
+            slot.suspect = True
         if not self._checking_idle and self._idle and self._bg is not None:
             self._checking_idle = True
             self._bg.soon(self._check_idle_after_loss)
 
     def read_dead_at_checkout(self, slot: Slot) -> bool:
-        return slot.liveness in ("probe", "status")
+        # Free reads only; a ping ("probe") is kept for a connection that idled.
+        return slot.liveness in ("status", "local")
 
     def read_dead_at_return(self, slot: Slot) -> bool:
         return slot.liveness == "status"
 
-    def checkout(self, slot: Slot) -> Any:
-        return checkout_steps(slot, self.check, self.read_dead_at_checkout(slot))
+    def checkout(self, slot: Slot, deadline: float | None = None) -> Any:
+        """The steps that decide whether ``slot`` is lent; its validation, if any, given up at
+        ``deadline`` (a checkout's: a dead link never holds a caller past its timeout)."""
+        return checkout_steps(slot, self.check, self.read_dead_at_checkout(slot), deadline=deadline)
 
     def returning(self, slot: Slot, commit: CommitFailure | None = None) -> Any:
         return return_steps(slot, self.reset, self.read_dead_at_return(slot), commit)
@@ -333,8 +352,9 @@ class PoolCore:
             for slot in slots:
                 self._lend_locked(slot, now)
         for slot in slots:
-            steps = checkout_steps(slot, self.check, self.read_dead_at_checkout(slot), round_trip=True)
-            ok = run_blocking(steps, self.front.loop, self.timeout)
+            deadline = time.monotonic() + self.timeout
+            steps = checkout_steps(slot, self.check, self.read_dead_at_checkout(slot), validate=True, deadline=deadline)
+            ok = run_blocking(steps, self.front.loop, self.timeout, self.front.driver(slot))
             if ok:
                 self.unused(slot)
             else:
@@ -472,7 +492,7 @@ class PoolCore:
         try:
             conn = self.front.wrap(raw)
             slot = Slot(conn, raw, self._generation)
-            run_blocking(configure_steps(slot, self.configure), self.front.loop, self.timeout)
+            run_blocking(configure_steps(slot, self.configure), self.front.loop, self.timeout, self.front.driver(slot))
         except BaseException:
             raw.close()
             raise
@@ -496,6 +516,7 @@ class PoolCore:
     def _release_locked(self, slot: Slot) -> None:
         """To the oldest waiter still waiting, else idle."""
         now = time.monotonic()
+        slot.stale = slot.suspect = False  # handed over as it comes back: just used
         while self._waiting:
             waiter = self._waiting.popleft()
             self._out[id(slot.conn)] = slot

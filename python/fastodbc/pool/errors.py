@@ -4,11 +4,21 @@ from __future__ import annotations
 
 from ..errors import OperationalError
 
-__all__ = ["PoolClosed", "PoolTimeout", "TooManyRequests", "is_lost"]
+__all__ = ["PoolClosed", "PoolTimeout", "TooManyRequests", "checkout_timeout", "is_lost"]
 
 
 class PoolTimeout(OperationalError):
     """No connection became available within the timeout."""
+
+
+def checkout_timeout(timeout: PoolTimeout, failure: BaseException | None) -> PoolTimeout:
+    """The ``PoolTimeout`` a request ends in; after a connection failed its check at checkout
+    (a server down), it names that failure, also its ``__cause__``."""
+    if failure is None:
+        return timeout
+    error = PoolTimeout(f"{timeout.args[0]}; the last connection checked failed: {failure}")
+    error.__cause__ = failure
+    return error
 
 
 class PoolClosed(OperationalError):

@@ -20,6 +20,7 @@ class Slot:
     __slots__ = (
         "conn",
         "created",
+        "failure",
         "generation",
         "lifetime_share",
         "liveness",
@@ -27,8 +28,10 @@ class Slot:
         "pid",
         "raw",
         "returned",
+        "stale",
         "state",
         "state_version",
+        "suspect",
     )
 
     def __init__(self, conn: Any, raw: Connection, generation: int) -> None:
@@ -45,6 +48,12 @@ class Slot:
         self.liveness = raw._liveness
         # An error that means the session is gone passed through it while it was out.
         self.lost = False
+        # Validated before it is handed out this time: it was idle past the pool's
+        # check_idle_after, or a loss was seen while it was idle (`suspect`).
+        self.stale = False
+        self.suspect = False
+        # Why its last check at checkout failed (for the PoolTimeout that may follow).
+        self.failure: BaseException | None = None
 
     def remember_state(self) -> None:
         self.state = SessionState.read(self.raw)

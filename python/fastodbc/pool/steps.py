@@ -13,11 +13,13 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import time
 from collections.abc import Callable, Generator
 from typing import Any
 
 from ..connection import Connection
 from ..constants import SQL_DBMS_NAME
+from ..errors import OperationalError
 from .errors import is_lost
 from .slot import Slot
 
@@ -34,6 +36,7 @@ __all__ = [
     "probe_sql",
     "return_steps",
     "run_blocking",
+    "validation",
 ]
 
 log = logging.getLogger("fastodbc.pool")
@@ -82,17 +85,23 @@ def advance(steps: Steps, result: Any, error: BaseException | None) -> DriverCal
         return Ended(stop.value)
 
 
-def run_blocking(steps: Steps, loop: asyncio.AbstractEventLoop | None = None, timeout: float | None = None) -> bool:
+def run_blocking(
+    steps: Steps,
+    loop: asyncio.AbstractEventLoop | None = None,
+    timeout: float | None = None,
+    driver: Callable[..., Any] | None = None,
+) -> bool:
     """Runs ``steps`` on this thread. A coroutine a callback returns runs on ``loop`` (the async
     pool's), and this thread waits for it, at most ``timeout`` seconds (a stopped loop never
-    runs it): never call this on that loop's own thread."""
+    runs it): never call this on that loop's own thread. ``driver(fn, *args)``, if given,
+    makes the driver calls (the async pool's: on the connection's own thread)."""
     result: Any = None
     error: BaseException | None = None
     while not isinstance(call := advance(steps, result, error), Ended):
         result, error = None, None
         try:
             if isinstance(call, DriverCall):
-                result = call.fn(*call.args)
+                result = call.fn(*call.args) if driver is None or call.inline else driver(call.fn, *call.args)
             else:
                 result = call.fn(call.arg)
                 if inspect.isawaitable(result):
@@ -121,26 +130,71 @@ def configure_steps(slot: Slot, configure: Callable[[Any], Any] | None) -> Steps
 
 
 def checkout_steps(
-    slot: Slot, check: Callable[[Any], Any] | None, read_dead: bool, round_trip: bool = False
+    slot: Slot,
+    check: Callable[[Any], Any] | None,
+    read_dead: bool,
+    validate: bool = False,
+    deadline: float | None = None,
 ) -> Steps:
-    """Whether ``slot`` may be handed out: the driver does not call it dead, ``check`` passes
-    (or, with ``round_trip`` and no ``check``, ``probe``)."""
+    """Whether ``slot`` may be handed out: the driver does not call it dead, ``check`` passes;
+    without ``check``, a connection that idled (``slot.stale``) is validated with the cheapest
+    check its driver answers truthfully (``validation``, given up at ``deadline``), as is every
+    one with ``validate`` (a pool's ``check()``). A failure is kept in ``slot.failure``."""
+    slot.failure = None
     if read_dead and (yield _dead_read(slot)):
         log.info("pool: discarding a connection the driver reports dead")
+        slot.failure = _dead_error()
         return False
     try:
         if check is not None:
             yield UserCall(check, slot.conn)
-        elif round_trip:
-            yield DriverCall(probe, slot.raw)
+        elif (validate or slot.stale) and not (yield from validation(slot, deadline)):
+            log.info("pool: discarding an idle connection the driver reports dead")
+            return False
     except Exception as e:
+        slot.failure = e
         log.warning("pool: discarding a connection that failed its check: %s", e)
         return False
     return True
 
 
+# The least time a validation is given, however little of the checkout's timeout is left: a
+# connection reached at the deadline is not condemned for want of time.
+VALIDATION_FLOOR_S = 0.5
+
+
+def validation(slot: Slot, deadline: float | None = None) -> Generator[DriverCall, Any, bool]:
+    """Whether a connection that idled is alive, asked the cheapest way its driver answers
+    truthfully (docs/driver-quirks.md, "What a connection pool meets"): MariaDB's
+    SQL_ATTR_CONNECTION_DEAD pings the server; an in-process database's status is the truth
+    (read already, as every checkout's); anything else (psqlODBC's status is blind to a
+    session the server ended) takes a statement's round trip, which raises if it is gone.
+    Its driver calls are given up at ``deadline`` (a round trip on a dead link otherwise waits
+    on the server with no end): the connection is then broken and fails its validation."""
+    if slot.liveness == "local":
+        return True
+    raw = slot.raw
+    if deadline is not None:
+        raw._limit_calls(max(deadline - time.monotonic(), VALIDATION_FLOOR_S))
+    try:
+        if slot.liveness == "probe":
+            if (yield DriverCall(raw._connection_dead)):
+                slot.failure = _dead_error()
+                return False
+        else:
+            yield DriverCall(probe, raw)
+    finally:
+        if deadline is not None:
+            raw._limit_calls(None)
+    return True
+
+
 def _dead_read(slot: Slot) -> DriverCall:
-    return DriverCall(slot.raw._connection_dead, inline=slot.liveness == "status")
+    return DriverCall(slot.raw._connection_dead, inline=slot.liveness in ("status", "local"))
+
+
+def _dead_error() -> BaseException:
+    return OperationalError("08S01", "the driver reports the connection dead (SQL_ATTR_CONNECTION_DEAD)")
 
 
 class CommitFailure:
@@ -203,9 +257,14 @@ def probe_sql(raw: Connection) -> str:
 
 
 def probe(raw: Connection) -> None:
-    """A round trip on ``raw``: raises if the session is gone."""
+    """A round trip on ``raw``: raises if the session is gone. Outside autocommit it is rolled
+    back after (drivers open a transaction with it: psqlODBC's ``BEGIN;SELECT 1``), so the
+    connection is handed out with no transaction begun, as HikariCP does after its test
+    query."""
     cursor = raw.cursor()
     try:
         cursor.execute(probe_sql(raw)).fetchall()
     finally:
         cursor.close()
+    if not raw.autocommit:
+        raw.rollback()

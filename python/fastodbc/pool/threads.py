@@ -10,7 +10,7 @@ from typing import Any
 
 from ..connection import Connection
 from .core import PoolCore
-from .errors import PoolTimeout, is_lost
+from .errors import PoolTimeout, checkout_timeout, is_lost
 from .slot import Slot
 from .steps import CommitFailure, probe, run_blocking
 from .waiter import ThreadWaiter
@@ -74,6 +74,9 @@ class _ThreadFront:
     def close(self, slot: Slot) -> None:
         slot.raw.close()
 
+    def driver(self, slot: Slot) -> None:
+        return None
+
 
 class ConnectionPool:
     """A pool of ``fastodbc`` connections for threads, with psycopg_pool's parameters.
@@ -81,8 +84,9 @@ class ConnectionPool:
     ``with pool.connection() as cnxn:`` lends a connection for the block and takes it back
     (rolled back, its cursors closed, its settings restored); ``getconn`` / ``putconn`` do the
     same in two calls. Connections are opened, checked and closed by the pool's background
-    threads; ``getconn`` waits at most ``timeout`` seconds, then raises ``PoolTimeout``.
-    See docs/pool-and-async.md.
+    threads; ``getconn`` waits at most ``timeout`` seconds, then raises ``PoolTimeout``. A
+    connection idle longer than ``check_idle_after`` seconds (0.5; None: never) is validated
+    before it is handed out, and a dead one replaced unseen. See docs/pool-and-async.md.
     """
 
     def __init__(
@@ -95,6 +99,7 @@ class ConnectionPool:
         max_waiting: int = 0,
         max_lifetime: float = 3600.0,
         max_idle: float = 600.0,
+        check_idle_after: float | None = 0.5,
         reconnect_timeout: float = 300.0,
         check: Callable[[Connection], Any] | None = None,
         configure: Callable[[Connection], Any] | None = None,
@@ -118,6 +123,7 @@ class ConnectionPool:
             max_waiting=max_waiting,
             max_lifetime=max_lifetime,
             max_idle=max_idle,
+            check_idle_after=check_idle_after,
             reconnect_timeout=reconnect_timeout,
             reconnect_failed=reconnect_failed,
             check=check,
@@ -179,12 +185,18 @@ class ConnectionPool:
         core = self._core
         wait = core.timeout if timeout is None else timeout
         deadline = time.monotonic() + wait
+        failure: BaseException | None = None  # the last check that failed
         while True:
             got = core.acquire(ThreadWaiter)
             if isinstance(got, ThreadWaiter):
                 slot = None
                 try:
                     slot = got.wait(deadline, wait)
+                except PoolTimeout as e:
+                    core.abandoned(got)
+                    if failure is None:
+                        raise
+                    raise checkout_timeout(e, failure) from failure
                 except BaseException:
                     core.abandoned(got)
                     raise
@@ -193,15 +205,16 @@ class ConnectionPool:
             else:
                 slot = got
             try:
-                usable = run_blocking(core.checkout(slot))
+                usable = run_blocking(core.checkout(slot, deadline))
             except BaseException:  # KeyboardInterrupt in a check: the slot is not the caller's
                 core.discard(slot, lost=False)
                 raise
             if usable:
                 return slot.conn
+            failure = slot.failure or failure
             core.discard(slot, lost=True)
             if time.monotonic() >= deadline:
-                raise PoolTimeout(f"couldn't get a working connection after {wait:.2f} sec")
+                raise checkout_timeout(PoolTimeout(f"couldn't get a working connection after {wait:.2f} sec"), failure)
 
     def putconn(self, conn: Connection) -> None:
         """Takes back a connection from ``getconn``: cursors closed, transaction rolled back,

@@ -98,6 +98,8 @@ pub struct Load<'s> {
     chunk_bytes: usize,
     /// Input rows sent so far.
     rows: usize,
+    /// `Strategy::array_row_in_errors`.
+    row_in_errors: bool,
 }
 
 impl<'s> Load<'s> {
@@ -130,6 +132,7 @@ impl<'s> Load<'s> {
             chunk_rows,
             chunk_bytes: chunk_bytes.unwrap_or(CHUNK_BYTES).max(1),
             rows: 0,
+            row_in_errors: strategy.array_row_in_errors,
         })
     }
 
@@ -175,16 +178,18 @@ impl<'s> Load<'s> {
             refuse_nul: self.opts.refuse_nul,
             encoder: self.run.encoder(),
             first_row: self.rows + 1,
+            row_in_errors: self.row_in_errors,
         };
         let run = &mut self.run;
         let sent = &mut self.rows;
-        let mut send = |chunk: Encoded, len: usize| -> Result<()> {
-            run.send_encoded(chunk, gate)?;
+        let mut send = |chunk: Encoded, start: usize, len: usize| -> Result<()> {
+            run.send_encoded(chunk, gate)
+                .map_err(|e| conversion.locate(e, start, len))?;
             *sent += len;
             after_chunk(*sent)
         };
         if let [(start, len)] = chunks[..] {
-            return send(conversion.chunk(start, len)?, len);
+            return send(conversion.chunk(start, len)?, start, len);
         }
         std::thread::scope(|scope| {
             // Rendezvous: the converter holds the next chunk until the current one is sent.
@@ -196,14 +201,14 @@ impl<'s> Load<'s> {
                     let chunk = conversion.chunk(start, len);
                     let failed = chunk.is_err();
                     // An error on the sending side drops `received`: stop there.
-                    if ready.send(chunk.map(|c| (c, len))).is_err() || failed {
+                    if ready.send(chunk.map(|c| (c, start, len))).is_err() || failed {
                         break;
                     }
                 }
             });
             for chunk in received {
-                let (chunk, len) = chunk?;
-                send(chunk, len)?;
+                let (chunk, start, len) = chunk?;
+                send(chunk, start, len)?;
             }
             Ok(())
         })
@@ -230,6 +235,8 @@ struct Conversion<'a> {
     encoder: Encoder,
     /// The input row (counted from 1) of the batch's first row.
     first_row: usize,
+    /// `Strategy::array_row_in_errors`.
+    row_in_errors: bool,
 }
 
 impl Conversion<'_> {
@@ -250,5 +257,91 @@ impl Conversion<'_> {
             write_column(part.as_ref(), &c.writer, &mut rows, &at)?;
         }
         Ok(self.encoder.encode(rows))
+    }
+
+    /// The database's error about the chunk of `len` rows from `start`, told where it is in
+    /// the input: the chunk's input rows, or the row (and the value, where the column is
+    /// named) the driver's message names (`Strategy::array_row_in_errors`).
+    fn locate(&self, e: Error, start: usize, len: usize) -> Error {
+        let Error::Odbc {
+            function,
+            mut diagnostics,
+        } = e
+        else {
+            return e;
+        };
+        let first = self.first_row + start;
+        let mut note = if len == 1 {
+            format!(" [the load's input row {first}]")
+        } else {
+            format!(" [the load's input rows {first} to {}]", first + len - 1)
+        };
+        if let Some(record) = diagnostics.records.first_mut() {
+            let within = self
+                .row_in_errors
+                .then(|| row_named(&record.message))
+                .flatten()
+                .filter(|&n| n >= 1 && n <= len);
+            if let Some(n) = within {
+                note = format!(" [the load's input row {}", first + n - 1);
+                if let Some(value) = column_named(&record.message)
+                    .and_then(|name| self.value_text(name, start + n - 1))
+                {
+                    note.push_str(&format!(", value {value}"));
+                }
+                note.push(']');
+            }
+            record.message.push_str(&note);
+        }
+        Error::Odbc {
+            function,
+            diagnostics,
+        }
+    }
+
+    /// The input value of target column `name` at batch row `row`, as text.
+    fn value_text(&self, name: &str, row: usize) -> Option<String> {
+        let k = self
+            .columns
+            .iter()
+            .position(|c| c.target.name.eq_ignore_ascii_case(name))?;
+        let array = self.arrays.get(k)?;
+        if row >= array.len() {
+            return None;
+        }
+        let options = arrow_cast::display::FormatOptions::default().with_null("NULL");
+        let formatter = arrow_cast::display::ArrayFormatter::try_new(array, &options).ok()?;
+        Some(formatter.value(row).to_string())
+    }
+}
+
+/// N of a message's `at row N` (MariaDB's).
+fn row_named(message: &str) -> Option<usize> {
+    let at = message.rfind("at row ")?;
+    let digits: String = message[at + 7..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// The name in a message's `column 'name'` (MariaDB's).
+fn column_named(message: &str) -> Option<&str> {
+    let at = message.find("column '")? + 8;
+    let rest = message.get(at..)?;
+    rest.find('\'').and_then(|end| rest.get(..end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mariadb_message_names_its_row_and_column() {
+        let m = "[ma-3.1.15][10.11.19-MariaDB]Out of range value for column 'd' at row 3";
+        assert_eq!(row_named(m), Some(3));
+        assert_eq!(column_named(m), Some("d"));
+        assert_eq!(row_named("duplicate key value"), None);
+        assert_eq!(column_named("column 'unclosed"), None);
     }
 }

@@ -15,11 +15,11 @@ mod rows;
 pub mod target;
 pub mod types;
 
-pub use create::{create_type, CreateType};
+pub use create::{create_column, create_type, CreateType};
 pub use import::{batch_from_c_array, AlignedStream};
 pub use load::{plan_columns, Load, LoadColumn, CHUNK_BYTES};
 pub use target::{describe_target, TargetColumn};
-pub use types::{arrow_type_text, WriteOptions, Writer};
+pub use types::{arrow_type_text, Nan, WriteOptions, Writer};
 
 #[cfg(test)]
 mod tests;

@@ -5,9 +5,10 @@
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Date32Type, Date64Type, Decimal128Type, Decimal256Type, Float16Type, Float32Type, Float64Type,
-    Int16Type, Int32Type, Int64Type, Int8Type, Time32MillisecondType, Time32SecondType,
-    Time64MicrosecondType, Time64NanosecondType, TimestampMicrosecondType,
+    Date32Type, Date64Type, Decimal128Type, Decimal256Type, DurationMicrosecondType,
+    DurationMillisecondType, DurationNanosecondType, DurationSecondType, Float16Type, Float32Type,
+    Float64Type, Int16Type, Int32Type, Int64Type, Int8Type, Time32MillisecondType,
+    Time32SecondType, Time64MicrosecondType, Time64NanosecondType, TimestampMicrosecondType,
     TimestampMillisecondType, TimestampNanosecondType, TimestampSecondType, UInt16Type, UInt32Type,
     UInt64Type, UInt8Type,
 };
@@ -16,7 +17,7 @@ use arrow_schema::{DataType, TimeUnit};
 use fastodbc_core::types::temporal::civil_from_days;
 use fastodbc_core::{ffi, Error, ParamValue, Result};
 
-use super::types::Writer;
+use super::types::{Nan, Writer};
 
 /// Where the values being written are, for messages.
 pub struct At<'a> {
@@ -138,13 +139,39 @@ where
     T::Native: Into<f64>,
 {
     let a = array.as_primitive::<T>();
-    match w {
-        Writer::Float => each(array, rows, at, |i| {
-            Ok(ParamValue::Float(a.value(i).into()))
+    match *w {
+        Writer::Float { nan } => each(array, rows, at, |i| {
+            float_param(a.value(i).into(), nan, i, at)
         }),
         _ => Err(unexpected(array.data_type(), w)),
     }
 }
+
+/// A double as a parameter, NaN as `nan` says.
+fn float_param(v: f64, nan: Nan, i: usize, at: &At<'_>) -> Result<ParamValue> {
+    if !v.is_nan() {
+        return Ok(ParamValue::Float(v));
+    }
+    match nan {
+        Nan::Keep => Ok(ParamValue::Float(v)),
+        Nan::Refuse => Err(at.error(
+            i,
+            "22000",
+            "NaN, which this database would store as NULL; ingest(nan=\"null\") (the \
+             command line's --nan null) stores NaN as NULL"
+                .into(),
+        )),
+        Nan::Null if !at.nullable => Err(at.error(
+            i,
+            "23000",
+            "NaN (stored as NULL, nan=\"null\") in a NOT NULL column".into(),
+        )),
+        Nan::Null => Ok(ParamValue::Null),
+    }
+}
+
+/// 2^53: integers up to it in magnitude are doubles exactly.
+const EXACT_DOUBLE_INT: i128 = 1 << 53;
 
 /// Significant digits of plain decimal text: leading and trailing zeros don't count.
 fn significant_digits(text: &str) -> usize {
@@ -229,8 +256,27 @@ fn decimals(
             })?;
             int_param(v, min, max, i, at)
         }),
-        Writer::DecimalAsFloat { digits } => each(array, rows, at, |i| {
+        Writer::DecimalAsFloat {
+            digits,
+            keeps_integers,
+        } => each(array, rows, at, |i| {
             let (text, _, _) = decimal_text(&unscaled(i), scale);
+            if keeps_integers {
+                // An integral value a double can't hold goes as the integer (SQLite keeps it
+                // so); a double would store its nearest double's digits.
+                let whole = text.split_once('.').map_or(text.as_str(), |(w, f)| {
+                    if f.bytes().all(|b| b == b'0') {
+                        w
+                    } else {
+                        ""
+                    }
+                });
+                if let Ok(v) = whole.parse::<i64>() {
+                    if i128::from(v).abs() > EXACT_DOUBLE_INT {
+                        return Ok(ParamValue::Int(v));
+                    }
+                }
+            }
             let n = significant_digits(&text);
             if n > digits as usize {
                 return Err(at.error(
@@ -260,6 +306,28 @@ fn texts<O: OffsetSizeTrait>(
     at: &At<'_>,
 ) -> Result<()> {
     let a = array.as_string::<O>();
+    if let Writer::DecimalText { int_digits, scale } = *w {
+        return each(array, rows, at, |i| {
+            decimal_of_text(a.value(i), int_digits, scale)
+                .map_err(|why| at.error(i, "22003", format!("{:?} {why}", a.value(i))))
+        });
+    }
+    if let Writer::TimeText { digits } = *w {
+        return each(array, rows, at, |i| {
+            let s = a.value(i).trim();
+            if time_text_ok(s, digits) {
+                Ok(ParamValue::Text(s.to_owned()))
+            } else {
+                Err(at.error(
+                    i,
+                    "22007",
+                    format!(
+                        "{s:?} is not a time as [-]H:MM:SS with at most {digits} fraction digits"
+                    ),
+                ))
+            }
+        });
+    }
     let Writer::Text { max_chars } = *w else {
         return Err(unexpected(array.data_type(), w));
     };
@@ -274,6 +342,66 @@ fn texts<O: OffsetSizeTrait>(
             ));
         }
         Ok(ParamValue::Text(s.to_owned()))
+    })
+}
+
+/// Whether `s` is `[-]H:MM:SS[.f]`: hours of 1 to 3 digits, minutes and seconds below 60, at
+/// most `digits` fraction digits.
+fn time_text_ok(s: &str, digits: u8) -> bool {
+    let s = s.strip_prefix('-').unwrap_or(s);
+    let (clock, fraction) = s.split_once('.').unwrap_or((s, ""));
+    let all_digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    let parts: Vec<&str> = clock.split(':').collect();
+    let [h, m, sec] = parts[..] else {
+        return false;
+    };
+    let below_60 = |p: &str| all_digits(p) && p.len() == 2 && p < "60";
+    all_digits(h)
+        && h.len() <= 3
+        && below_60(m)
+        && below_60(sec)
+        && (fraction.is_empty() || all_digits(fraction))
+        && fraction.len() <= usize::from(digits)
+}
+
+/// Decimal text as the exact decimal a NUMERIC with `int_digits` digits left of the point
+/// and `scale` after it holds, or why it is not one (no rounding: a nonzero digit past the
+/// scale is refused).
+fn decimal_of_text(
+    text: &str,
+    int_digits: u32,
+    scale: u32,
+) -> std::result::Result<ParamValue, String> {
+    let t = text.trim();
+    let (sign, digits) = match t.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (ints, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let plain = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if (ints.is_empty() && frac.is_empty()) || !plain(ints) || !plain(frac) {
+        return Err("is not a plain decimal number".into());
+    }
+    let ints = ints.trim_start_matches('0');
+    let frac = frac.trim_end_matches('0');
+    if ints.len() > int_digits as usize {
+        return Err("has more digits left of the point than the column".into());
+    }
+    if frac.len() > scale as usize {
+        return Err(format!(
+            "has more digits after the point than the column's {scale}"
+        ));
+    }
+    let ints = if ints.is_empty() { "0" } else { ints };
+    let text = if frac.is_empty() {
+        format!("{sign}{ints}")
+    } else {
+        format!("{sign}{ints}.{frac}")
+    };
+    Ok(ParamValue::Decimal {
+        text,
+        precision: (ints.len() + frac.len()).max(1) as u16,
+        scale: frac.len() as i16,
     })
 }
 
@@ -464,6 +592,54 @@ fn times(array: &dyn Array, w: &Writer, rows: &mut [Vec<ParamValue>], at: &At<'_
     })
 }
 
+fn durations(
+    array: &dyn Array,
+    w: &Writer,
+    rows: &mut [Vec<ParamValue>],
+    at: &At<'_>,
+) -> Result<()> {
+    let Writer::Duration { digits } = *w else {
+        return Err(unexpected(array.data_type(), w));
+    };
+    let DataType::Duration(unit) = array.data_type() else {
+        return Err(unexpected(array.data_type(), w));
+    };
+    let nanos = |i: usize| -> i128 {
+        match unit {
+            TimeUnit::Second => {
+                i128::from(array.as_primitive::<DurationSecondType>().value(i)) * 1_000_000_000
+            }
+            TimeUnit::Millisecond => {
+                i128::from(array.as_primitive::<DurationMillisecondType>().value(i)) * 1_000_000
+            }
+            TimeUnit::Microsecond => {
+                i128::from(array.as_primitive::<DurationMicrosecondType>().value(i)) * 1_000
+            }
+            TimeUnit::Nanosecond => {
+                i128::from(array.as_primitive::<DurationNanosecondType>().value(i))
+            }
+        }
+    };
+    each(array, rows, at, |i| {
+        let n = nanos(i);
+        let (sign, n) = if n < 0 { ("-", -n) } else { ("", n) };
+        let secs = n / 1_000_000_000;
+        let fraction = (n % 1_000_000_000) as i64;
+        check_fraction(fraction, digits, i, at, || {
+            format!("a duration with {fraction} ns")
+        })?;
+        let (h, m, s) = (secs / 3600, secs / 60 % 60, secs % 60);
+        let text = if fraction == 0 {
+            format!("{sign}{h:02}:{m:02}:{s:02}")
+        } else if fraction % 1000 == 0 {
+            format!("{sign}{h:02}:{m:02}:{s:02}.{:06}", fraction / 1000)
+        } else {
+            format!("{sign}{h:02}:{m:02}:{s:02}.{fraction:09}")
+        };
+        Ok(ParamValue::Text(text))
+    })
+}
+
 fn unexpected(t: &DataType, w: &Writer) -> Error {
     Error::Programming(format!("no conversion of Arrow {t} for {w:?}"))
 }
@@ -499,10 +675,10 @@ pub fn write_column(
         (D::UInt16, _) => integers::<UInt16Type>(array, w, rows, at),
         (D::UInt32, _) => integers::<UInt32Type>(array, w, rows, at),
         (D::UInt64, _) => integers::<UInt64Type>(array, w, rows, at),
-        (D::Float16, Writer::Float) => {
+        (D::Float16, Writer::Float { nan }) => {
             let a = array.as_primitive::<Float16Type>();
             each(array, rows, at, |i| {
-                Ok(ParamValue::Float(a.value(i).to_f64()))
+                float_param(a.value(i).to_f64(), *nan, i, at)
             })
         }
         (D::Float32, _) => floats::<Float32Type>(array, w, rows, at),
@@ -514,6 +690,7 @@ pub fn write_column(
         (D::Date32 | D::Date64, _) => dates(array, w, rows, at),
         (D::Time32(_) | D::Time64(_), _) => times(array, w, rows, at),
         (D::Timestamp(unit, _), _) => timestamps(array, *unit, w, rows, at),
+        (D::Duration(_), _) => durations(array, w, rows, at),
         (t, w) => Err(unexpected(t, w)),
     }
 }

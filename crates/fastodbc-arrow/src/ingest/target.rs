@@ -10,7 +10,8 @@ pub struct TargetColumn {
     pub name: String,
     /// The driver's SQL type (`SQLDescribeCol`).
     pub sql_type: i16,
-    /// Characters of a text column, bytes of a binary one, digits of a number.
+    /// Characters of a text column, bytes of a binary one, digits of a number; 0 where the
+    /// column's type declares none (no limit).
     pub size: usize,
     /// Scale of an exact number, fractional second digits of a time or timestamp.
     pub digits: i16,
@@ -19,12 +20,33 @@ pub struct TargetColumn {
     pub unsigned: bool,
     /// A timestamp column that holds an instant (PostgreSQL's `timestamptz`), by its type name.
     pub zoned: bool,
+    /// The database's name of its type (`SQL_DESC_TYPE_NAME`; empty where the driver gives
+    /// none).
+    pub type_name: String,
 }
 
 impl TargetColumn {
+    /// A column of SQLite's NUMERIC affinity, by its declared type name (SQLite's rules, in
+    /// their order: INT, then CHAR / CLOB / TEXT, BLOB or no name, REAL / FLOA / DOUB; what is
+    /// left is NUMERIC): it keeps integral numbers as 64-bit integers, exactly, and its
+    /// driver describes it as SQL_DOUBLE (NUMERIC) or SQL_CHAR (DECIMAL). Meaningful only
+    /// where `Quirks::affinity_by_type_name`.
+    pub fn keeps_integers(&self) -> bool {
+        let n = self.type_name.to_ascii_uppercase();
+        let has = |words: &[&str]| words.iter().any(|w| n.contains(w));
+        !(n.is_empty()
+            || has(&[
+                "INT", "CHAR", "CLOB", "TEXT", "BLOB", "REAL", "FLOA", "DOUB",
+            ]))
+    }
+
     /// The column's type as SQL text, for messages and `--dry-run`.
     pub fn type_text(&self) -> String {
-        let sized = |name: &str| format!("{name}({})", self.size);
+        // Size 0: the type declares none (`fastodbc.ingest` read it in the catalog).
+        let sized = |name: &str| match self.size {
+            0 => name.to_string(),
+            n => format!("{name}({n})"),
+        };
         let mut text = match self.sql_type {
             ffi::SQL_BIT => "BIT".to_string(),
             ffi::SQL_TINYINT => "TINYINT".into(),
@@ -34,6 +56,7 @@ impl TargetColumn {
             ffi::SQL_REAL => "REAL".into(),
             ffi::SQL_FLOAT => "FLOAT".into(),
             ffi::SQL_DOUBLE => "DOUBLE".into(),
+            ffi::SQL_NUMERIC | ffi::SQL_DECIMAL if self.size == 0 => "NUMERIC".into(),
             ffi::SQL_NUMERIC | ffi::SQL_DECIMAL => {
                 format!("NUMERIC({},{})", self.size, self.digits)
             }
@@ -62,6 +85,26 @@ impl TargetColumn {
     }
 }
 
+impl TargetColumn {
+    /// The catalog says the column's type declares no size (PostgreSQL's `numeric`,
+    /// `varchar`, `interval`): a numeric or text size the driver described is none of the
+    /// column's (`Quirks::made_up_sizes`).
+    pub fn declare_no_size(&mut self) {
+        let sized = matches!(
+            self.sql_type,
+            ffi::SQL_NUMERIC
+                | ffi::SQL_DECIMAL
+                | ffi::SQL_CHAR
+                | ffi::SQL_VARCHAR
+                | ffi::SQL_WCHAR
+                | ffi::SQL_WVARCHAR
+        );
+        if sized {
+            self.size = 0;
+        }
+    }
+}
+
 pub fn is_integer(sql_type: i16) -> bool {
     matches!(
         sql_type,
@@ -80,11 +123,11 @@ pub fn describe_target(stmt: &mut Statement, select: &str) -> Result<Vec<TargetC
         let desc = stmt.describe_col(i)?;
         // Some drivers don't answer SQL_DESC_UNSIGNED for every type: signed then.
         let unsigned = is_integer(desc.sql_type) && stmt.column_unsigned(i).unwrap_or(false);
-        let zoned = desc.sql_type == ffi::SQL_TYPE_TIMESTAMP
-            && stmt.column_type_name(i).is_ok_and(|n| {
-                let n = n.to_ascii_lowercase();
-                n.contains("tz") || n.contains("zone")
-            });
+        let type_name = stmt.column_type_name(i).unwrap_or_default();
+        let zoned = desc.sql_type == ffi::SQL_TYPE_TIMESTAMP && {
+            let n = type_name.to_ascii_lowercase();
+            n.contains("tz") || n.contains("zone")
+        };
         columns.push(TargetColumn {
             name: desc.name,
             sql_type: desc.sql_type,
@@ -93,6 +136,7 @@ pub fn describe_target(stmt: &mut Statement, select: &str) -> Result<Vec<TargetC
             nullable: desc.nullable,
             unsigned,
             zoned,
+            type_name,
         });
     }
     stmt.close_cursor();

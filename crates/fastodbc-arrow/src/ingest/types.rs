@@ -19,6 +19,24 @@ pub struct WriteOptions {
     /// Fractional second digits a bound timestamp carries: 6 where timestamps go as text
     /// (`Strategy::timestamp_as_text`), 9 otherwise.
     pub timestamp_digits: u8,
+    /// What a NaN double becomes.
+    pub nan: Nan,
+    /// Target columns keep what their declared type name says (SQLite's type affinity,
+    /// `Strategy::affinity_by_type_name`): see `TargetColumn::keeps_integers`.
+    pub affinity_by_type_name: bool,
+}
+
+/// What a load does with a NaN double.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Nan {
+    /// Sent as NaN: the database keeps it (PostgreSQL) or refuses it (MariaDB, 22003).
+    #[default]
+    Keep,
+    /// Refused, naming column, input row and value: the database would store NULL
+    /// (`Strategy::refuse_nan`).
+    Refuse,
+    /// Stored as NULL, asked for (`ingest(nan="null")`); refused in a NOT NULL column.
+    Null,
 }
 
 /// How one input column's values are written, with the checks they need.
@@ -40,15 +58,27 @@ pub enum Writer {
     IntAsFloat {
         bits: u32,
     },
-    Float,
+    Float {
+        nan: Nan,
+    },
     /// Decimals as exact text; `int_digits`: the most digits left of the point (None: any).
     Decimal {
         int_digits: Option<u32>,
     },
     /// Decimals into a floating-point column: only those of at most `digits` significant
-    /// digits, which come back from it as the same decimal.
+    /// digits, which come back from it as the same decimal. `keeps_integers`: the column
+    /// keeps integers exactly (`TargetColumn::keeps_integers`), so integral values past a
+    /// double's 2^53 go as 64-bit integers, whatever their digits.
     DecimalAsFloat {
         digits: u32,
+        keeps_integers: bool,
+    },
+    /// Decimal text into an exact numeric column: a plain decimal number (sign, digits, one
+    /// point) of at most `int_digits` digits left of the point and `scale` after it (zeros
+    /// past it dropped), sent as that decimal.
+    DecimalText {
+        int_digits: u32,
+        scale: u32,
     },
     /// Integers or decimals as their text, into a text column.
     NumberText {
@@ -76,6 +106,18 @@ pub enum Writer {
     Time {
         digits: u8,
     },
+    /// Durations as `[-]HH:MM:SS[.ffffff]` text (hours past 24 kept), whose fraction has at most
+    /// `digits` digits: into a TIME column (MariaDB's is a duration) or a text one
+    /// (PostgreSQL's `interval` reads the same text).
+    Duration {
+        digits: u8,
+    },
+    /// Text into a TIME column, checked to be `[-]H:MM:SS[.f]` with at most `digits` fraction
+    /// digits (a CSV column read as text for MariaDB's TIME, a duration pyarrow cannot parse):
+    /// the database reads it so, never as its other forms (`1200` as 00:12:00).
+    TimeText {
+        digits: u8,
+    },
 }
 
 /// The input side of the table: an Arrow type's family.
@@ -91,6 +133,7 @@ enum Source {
     Date,
     Timestamp,
     Time,
+    Duration,
     Other,
 }
 
@@ -152,6 +195,7 @@ fn source_of(t: &DataType) -> Source {
         D::Date32 | D::Date64 => Source::Date,
         D::Timestamp(_, _) => Source::Timestamp,
         D::Time32(_) | D::Time64(_) => Source::Time,
+        D::Duration(_) => Source::Duration,
         _ => Source::Other,
     }
 }
@@ -242,13 +286,17 @@ pub fn choose(
     // NUMERIC(p, s) as described; SQLite's declared precision is no limit.
     let (precision, scale) = (target.size as u32, target.digits.max(0) as u32);
     let numeric_limited = exact_numeric && !opts.sizes_unreliable && precision > 0;
+    // SQLite: a NUMERIC / DECIMAL column, described as a double or as text, converts numbers
+    // (and number text) to 64-bit integers or doubles.
+    let keeps_integers = opts.affinity_by_type_name && target.keeps_integers();
+    let float_bits = float_bits.or(keeps_integers.then_some(53));
     match source_of(input) {
         S::Null => Ok(Writer::Null),
         S::Bool if t == ffi::SQL_BIT => Ok(Writer::Bool),
         S::Bool if super::target::is_integer(t) => Ok(Writer::BoolAsInt),
         S::Int { signed, bits } => {
             let (lo, hi) = source_range(signed, bits);
-            if super::target::is_integer(t) {
+            if super::target::is_integer(t) || keeps_integers {
                 let (min, max) = int_range(target, opts);
                 Ok(Writer::Int { min: lo.max(min), max: hi.min(max) })
             } else if exact_numeric {
@@ -267,14 +315,16 @@ pub fn choose(
             }
         }
         S::Float { bits } => match float_bits {
-            Some(53) => Ok(Writer::Float),
-            Some(_) if bits <= 32 => Ok(Writer::Float),
+            Some(53) => Ok(Writer::Float { nan: opts.nan }),
+            Some(_) if bits <= 32 => Ok(Writer::Float { nan: opts.nan }),
             Some(_) => refuse("the column holds single precision only; cast the input to float32 if that is meant"),
             None => refuse("floating-point values would be rounded or converted by the database; cast them to the column's type first"),
         },
         S::Decimal { precision: p, scale: s } => {
+            // A negative scale puts zeros after the digits: decimal128(15, -3) has 18 left of the point.
+            let in_int_digits = (p as u32).saturating_sub(s.max(0) as u32)
+                + super::create::negative_scale_digits(s);
             let s = s.max(0) as u32;
-            let in_int_digits = (p as u32).saturating_sub(s);
             if exact_numeric {
                 if numeric_limited && s > scale {
                     return Err(format!("the column keeps {scale} digits after the point and the input has {s}"));
@@ -287,20 +337,34 @@ pub fn choose(
                 Ok(Writer::Int { min, max })
             } else if super::target::is_integer(t) {
                 Err(format!("the column holds integers and the input has {s} digits after the point"))
-            } else if is_text(t) {
+            } else if is_text(t) && !keeps_integers {
                 Ok(Writer::NumberText { max_chars: limit(target, opts) })
             } else if let Some(bits) = float_bits {
-                // SQLite describes NUMERIC columns as DOUBLE, and stores them so.
-                Ok(Writer::DecimalAsFloat { digits: if bits == 24 { 6 } else { 15 } })
+                // SQLite describes NUMERIC columns as DOUBLE (DECIMAL ones as text), and
+                // stores their values as integers or doubles.
+                Ok(Writer::DecimalAsFloat {
+                    digits: if bits == 24 { 6 } else { 15 },
+                    keeps_integers,
+                })
             } else {
                 refuse("decimals go into exact numeric, integer (scale 0), floating-point or text columns")
             }
         }
         S::Text if is_text(t) => Ok(Writer::Text { max_chars: limit(target, opts) }),
+        // A numeric of no declared precision (PostgreSQL's `numeric`, size 0): the database
+        // parses the text, which may have any digits, `NaN` or `Infinity`.
+        S::Text if exact_numeric && !numeric_limited => Ok(Writer::Text { max_chars: None }),
+        S::Text if exact_numeric => Ok(Writer::DecimalText {
+            int_digits: precision.saturating_sub(scale),
+            scale,
+        }),
         // The database parses the text as its type (a UUID, or a type ODBC can't name).
         S::Text if t == ffi::SQL_GUID || t == ffi::SQL_UNKNOWN_TYPE || !(-100..=100).contains(&t) => {
             Ok(Writer::Text { max_chars: None })
         }
+        S::Text if t == ffi::SQL_TYPE_TIME => Ok(Writer::TimeText {
+            digits: fraction_digits(target, 6, opts),
+        }),
         S::Text => refuse("text would be parsed by the database as the column's type; convert it to an Arrow type of that kind first"),
         S::Binary if is_binary(t) => Ok(Writer::Binary { max_bytes: limit(target, opts) }),
         S::Date if t == ffi::SQL_TYPE_DATE => Ok(Writer::Date),
@@ -313,6 +377,10 @@ pub fn choose(
         S::Time if t == ffi::SQL_TYPE_TIME => Ok(Writer::Time {
             digits: fraction_digits(target, 6, opts),
         }),
+        S::Duration if t == ffi::SQL_TYPE_TIME => Ok(Writer::Duration {
+            digits: fraction_digits(target, 6, opts),
+        }),
+        S::Duration if is_text(t) => Ok(Writer::Duration { digits: 9 }),
         S::Other => refuse("fastodbc writes no value of this Arrow type"),
         _ => refuse("the types hold different kinds of values"),
     }

@@ -7,10 +7,16 @@
 //!   parameters bound as text, insert strategy of `executemany`...), derived from the quirks
 //!   alone (`Strategy::for_quirks`), never from the driver's name.
 //!
+//! - `Server`: what the database behind the driver has (native types, the real limit of a
+//!   column name), from `SQL_DBMS_NAME` / `SQL_DBMS_VER`.
+//!
 //! docs/driver-quirks.md lists both tables per driver.
 
+pub mod direct_count;
 pub mod quirks;
+pub mod server;
 pub mod strategy;
 
-pub use quirks::{DeadAnswer, NarrowText, Quirks};
+pub use quirks::{names_zoned_timestamp, DeadAnswer, NarrowText, Quirks};
+pub use server::{Dbms, NameLimit, NameUnit, NativeType, Server};
 pub use strategy::{InsertStrategy, Liveness, Strategy};

@@ -106,6 +106,19 @@ pub struct Quirks {
     /// sends a direct statement and its savepoint as one simple-protocol query, so a syntax
     /// error there silently rolls back the transaction.
     pub direct_error_loses_transaction: bool,
+    /// The database takes SQL's `SAVEPOINT name`, `ROLLBACK TO SAVEPOINT name` and `RELEASE
+    /// SAVEPOINT name` inside a transaction: PostgreSQL (psqlODBC), SQLite 3 (sqlite3odbc) and
+    /// MariaDB (Connector/ODBC; its InnoDB tables roll back to one, MyISAM ones keep their
+    /// rows). Not SQLite 2 (`libsqliteodbc.so`), nor a driver fastodbc does not know.
+    pub savepoints: bool,
+    /// The application's savepoint commands, each sent alone, break the driver's
+    /// statement-level rollback (psqlODBC 13, measured with its CommLog: it wraps each
+    /// statement of a transaction in a savepoint of its own, `_EXEC_SVP_<conn>`, released
+    /// lazily by the next statement; a lone `SAVEPOINT` lands inside it and is released with
+    /// it, and a lone `RELEASE` / `ROLLBACK TO` destroys the driver's, whose next statement then
+    /// fails with HY000 "internal SAVEPOINT failed" and the whole transaction is rolled back).
+    /// A text of two statements (`SAVEPOINT s; SELECT 1`) is not wrapped, and works.
+    pub own_savepoints_break_rollback: bool,
     /// `SQL_GETDATA_EXTENSIONS` as the driver reports it (SQL_GD_BLOCK, SQL_GD_BOUND, ...).
     pub getdata_extensions: u32,
     /// `SQLSetPos(SQL_POSITION)` misplaces the cursor: MariaDB Connector/ODBC 3.1 moves it
@@ -120,6 +133,14 @@ pub struct Quirks {
     pub commit_when_lost_succeeds: bool,
     /// What its `SQL_ATTR_CONNECTION_DEAD` answer means and costs.
     pub dead_answer: DeadAnswer,
+    /// The database runs inside the driver, in this process (sqlite3odbc): its calls wait on
+    /// no network. Any other driver's calls may wait forever on a link that stops forwarding
+    /// (the server's host gone, a proxy that keeps the TCP connection open), with no bound of
+    /// their own: psqlODBC's query timeout is the server's `statement_timeout` and its
+    /// SQLCancel libpq's `PQcancel` over a new connection, MariaDB Connector/ODBC 3.1's a
+    /// `KILL QUERY` over a new connection, and it ignores query timeouts (01S02); neither
+    /// answers through a dead link (docs/driver-quirks.md, "What a dead link meets").
+    pub in_process: bool,
     /// The driver reads UTF-16 input past its end: MariaDB Connector/ODBC 3.1 measures it
     /// with its UTF-16 charset's `mb_charlen` applied to a whole code unit, which tests the
     /// unit's low byte, so every unit in U+xxD8..U+xxDB (`Ø`, `Ù`, `付`...) counts as the
@@ -146,7 +167,11 @@ pub struct Quirks {
     ///   to Unicode conversion error'. Its `SQLGetData` converts long values right.
     pub utf16_output_unreliable: bool,
     /// A TIME parameter with a fraction is refused (22008), although the driver sends text
-    /// parameters to the server as text whatever their SQL type (MariaDB).
+    /// parameters to the server as text whatever their SQL type (MariaDB). Every way to a
+    /// typed TIME drops or refuses the fraction (Connector/ODBC 3.1's `MADB_Time2Sql` and
+    /// `MADB_IntervalHtoMS2Sql` set `second_part` to 0, `MADB_Timestamp2Sql` and text
+    /// described as SQL_TYPE_TIME refuse one with 22008); a text parameter reaches the server
+    /// as a string, which `SELECT ?` returns as a string.
     pub refuses_time_fraction: bool,
     /// The driver never frees what it allocates for the dates and timestamps of a parameter
     /// array: MariaDB Connector/ODBC 3.1.15 keeps a 40-byte block (a `MYSQL_TIME`) for every
@@ -156,6 +181,96 @@ pub struct Quirks {
     /// new statement or connection per load, and through arrow-odbc). Rows executed one at
     /// a time, and dates and timestamps bound as text, keep nothing.
     pub leaks_temporal_param_arrays: bool,
+    /// A zoned timestamp (PostgreSQL's `timestamptz`) is described as SQL_TYPE_TIMESTAMP,
+    /// named by `SQL_DESC_TYPE_NAME` (`timestamptz`), and its values arrive as the session
+    /// TimeZone's wall time with the UTC offset dropped, in every C type: psqlODBC parses the
+    /// server's text with its zone ignored (`copy_and_convert_field`: "time zone stuff is
+    /// unreliable"), so SQL_C_CHAR gives `2024-03-01 17:30:00.25` for `12:00:00.25+00` in
+    /// Asia/Kolkata, and SQL_C_BINARY is refused (07006). The instant is the wall time read
+    /// in the session's zone, one instant per wall time except in the hour a change back from
+    /// daylight saving time repeats.
+    pub zoned_timestamp_as_wall_time: bool,
+    /// A statement without parameter markers runs once whatever `SQL_ATTR_PARAMSET_SIZE`
+    /// says, with `SQL_SUCCESS` and nothing written to `SQL_ATTR_PARAMS_PROCESSED_PTR` or the
+    /// status array: MariaDB Connector/ODBC 3.1.15 (`INSERT INTO t () VALUES ()` with an
+    /// array of 3 stores 1 row, `SQLRowCount` 1; pyodbc's fast_executemany loses the rows
+    /// the same way). With markers it writes both, and on a failed array fills the status
+    /// array with bytes of 1 (0x0101). (sqliteodbc and psqlODBC run every set either way;
+    /// all three write `SQL_ATTR_PARAMS_PROCESSED_PTR` for an array with markers.)
+    pub ignores_paramset_without_markers: bool,
+    /// The status array (`SQL_ATTR_PARAM_STATUS_PTR`) is never written, though
+    /// `SQL_ATTR_PARAMS_PROCESSED_PTR` is (sqliteodbc 0.9998).
+    pub writes_no_param_status: bool,
+    /// The row count of a statement without one of its own (DDL) depends on how it ran:
+    /// psqlODBC reports -1 for every such statement run prepared (extended protocol), and run
+    /// directly (simple protocol) 0 where the command tag has two words (`CREATE TABLE`,
+    /// `DROP INDEX`), -1 for `DROP TABLE` / `ALTER TABLE` and one-word tags (`GRANT`):
+    /// `direct_count`.
+    pub count_depends_on_protocol: bool,
+    /// A NUMERIC of no declared precision is described with this precision, of the driver's
+    /// making, the same as a column declared so: psqlODBC 13 describes PostgreSQL's
+    /// unconstrained `numeric` as NUMERIC(28,6) (`getNumericColumnSizeX` /
+    /// `getNumericDecimalDigitsX` defaults: a table's column, an empty result, `SQLColumns`),
+    /// or as (28, the largest scale of the values it read) for an expression, yet its values
+    /// may have any number of digits either side of the point (`1E-12`, 30 digits before
+    /// it) and be `NaN` or `Infinity`. (More than 28 digits read: that many.)
+    pub nominal_numeric: Option<usize>,
+    /// A column whose type declares no size is described with a size of the driver's making,
+    /// which values may exceed: psqlODBC 13 describes unbounded `varchar` as 255
+    /// (`MaxVarcharSize`), `interval` as VARCHAR(32) (`'1 year 2 mons 3 days 04:05:06.789'` is
+    /// 33 characters) and unconstrained `numeric` as `nominal_numeric`. The server's catalog
+    /// (`pg_attribute.atttypmod`) tells them apart from declared sizes.
+    pub made_up_sizes: bool,
+    /// A NOT NULL column is reported nullable, by `SQLDescribeCol` and by `SQLColumns`
+    /// (`NULLABLE` 1, `IS_NULLABLE` 'YES'), though `information_schema.columns` says 'NO':
+    /// MariaDB Connector/ODBC 3.1.15 for `TIMESTAMP NOT NULL`, where the server stores a NULL
+    /// as the current time instead of refusing it (MariaDB 10.11, measured; the same NULL
+    /// into `INT NOT NULL` is refused).
+    pub misreports_not_null: bool,
+    /// A failed parameter array's message names the failed set as `at row N`, counted from 1
+    /// in the array (MariaDB's server messages: "Out of range value for column 'd' at row
+    /// 3"), and the column as `column 'name'`.
+    pub names_array_row: bool,
+    /// The database's TIME is a duration, described as SQL_TYPE_TIME: MariaDB's holds
+    /// -838:59:59.999999 to 838:59:59.999999, given as text such as `838:59:59.999999`.
+    pub time_is_duration: bool,
+    /// A result column's name length from `SQLDescribeColW` counts the name's UTF-8 bytes,
+    /// not its UTF-16 units (sqliteodbc 0.9998): the name arrives whole and NUL-terminated,
+    /// followed by one NUL per extra byte (`é` as `é\0`, `日本` with four NULs). pyodbc shows
+    /// the same names.
+    pub name_length_in_utf8_bytes: bool,
+    /// Floating-point values reach the driver as SQLite's own text of them, 15 significant
+    /// digits (`sqlite3_column_text`, `%!.15g` in SQLite 3.40): `1.0/3` is
+    /// `0.333333333333333`, whatever the C type (measured on sqliteodbc 0.9998: SQL_C_DOUBLE,
+    /// SQL_C_CHAR, SQL_C_WCHAR and SQL_C_BINARY all give those digits, with `StepAPI=0` and
+    /// `1`; none of its DSN options changes it). -0.0 arrives as 0.0 the same way.
+    pub doubles_as_15_digits: bool,
+    /// The database stores a NaN double as NULL, with no error (SQLite's `sqlite3_bind_double`).
+    pub stores_nan_as_null: bool,
+    /// What a column stores follows its declared type name (SQLite's type affinity), which the
+    /// SQL type the driver reports does not tell: sqliteodbc describes NUMERIC as SQL_DOUBLE
+    /// and DECIMAL as SQL_CHAR, yet both columns keep integral numbers as 64-bit integers
+    /// (exactly) and other numbers, their text included, as doubles; REAL / DOUBLE / FLOAT
+    /// columns keep every number as a double.
+    pub affinity_by_type_name: bool,
+    /// The size the driver describes a text column of no declared length with, and a type it
+    /// does not know (json, arrays, enums: SQL_WVARCHAR): psqlODBC's `MaxVarcharSize`, 255
+    /// unless the connection string says otherwise, so `varchar` and `varchar(255)` are
+    /// described alike. 0: every described size is the column's.
+    pub unbounded_text_size: usize,
+    /// `SQL_DESC_TYPE_NAME` answers (lower-case) that do not name the column's type, which
+    /// the catalog (`SQLColumns`' TYPE_NAME) does: psqlODBC says `unknown` for json, jsonb,
+    /// arrays, enums and timetz, and nothing for interval; MariaDB Connector/ODBC 3.1 says
+    /// `char` for UUID, INET6, INET4 and ENUM (and `text` for JSON, which its catalog calls
+    /// LONGTEXT too).
+    pub vague_type_names: &'static [&'static str],
+}
+
+/// Whether `type_name` (`SQL_DESC_TYPE_NAME` of a SQL_TYPE_TIMESTAMP column) names a
+/// timestamp holding an instant: PostgreSQL's `timestamptz` / `timestamp with time zone`.
+pub fn names_zoned_timestamp(type_name: &str) -> bool {
+    let n = type_name.trim().to_ascii_lowercase();
+    n == "timestamptz" || n == "timestamp with time zone"
 }
 
 /// MariaDB Connector/ODBC (`libmaodbc.so`).
@@ -216,6 +331,8 @@ impl Quirks {
             converts_numbers_silently: sqlite3,
             integers_arrive_as_text: psql,
             direct_error_loses_transaction: psql,
+            savepoints: psql || sqlite3 || mariadb,
+            own_savepoints_break_rollback: psql,
             getdata_extensions,
             setpos_misplaces_cursor: mariadb,
             commit_when_lost_succeeds: psql,
@@ -228,11 +345,33 @@ impl Quirks {
             } else {
                 DeadAnswer::Unknown
             },
+            in_process: sqlite,
             overreads_wide_input: mariadb,
             misreads_c_guid: mariadb || sqlite,
             utf16_output_unreliable: mariadb || sqlite3,
             refuses_time_fraction: mariadb,
             leaks_temporal_param_arrays: mariadb,
+            zoned_timestamp_as_wall_time: psql,
+            ignores_paramset_without_markers: mariadb,
+            writes_no_param_status: sqlite3,
+            count_depends_on_protocol: psql,
+            nominal_numeric: psql.then_some(28),
+            made_up_sizes: psql,
+            misreports_not_null: mariadb,
+            names_array_row: mariadb,
+            time_is_duration: mariadb,
+            name_length_in_utf8_bytes: sqlite3,
+            doubles_as_15_digits: sqlite3,
+            stores_nan_as_null: sqlite,
+            affinity_by_type_name: sqlite3,
+            unbounded_text_size: if psql { 255 } else { 0 },
+            vague_type_names: if psql {
+                &["unknown", ""]
+            } else if mariadb {
+                &["char"]
+            } else {
+                &[]
+            },
         }
     }
 
@@ -262,6 +401,16 @@ mod tests {
         );
         assert_eq!(mariadb_narrow_text("sjis_japanese_ci"), NarrowText::Unknown);
         assert_eq!(mariadb_narrow_text(""), NarrowText::Unknown);
+    }
+
+    #[test]
+    fn zoned_timestamp_names() {
+        for name in ["timestamptz", "TIMESTAMPTZ", "timestamp with time zone"] {
+            assert!(names_zoned_timestamp(name), "{name}");
+        }
+        for name in ["timestamp", "datetime", "timestamp without time zone", ""] {
+            assert!(!names_zoned_timestamp(name), "{name}");
+        }
     }
 
     #[test]
@@ -312,6 +461,11 @@ mod tests {
         assert!(pg.param_array_round_trip_per_row && pg.postgresql_server);
         assert!(pg.integers_arrive_as_text && pg.direct_error_loses_transaction);
         assert!(pg.commit_when_lost_succeeds && pg.getdata_block());
+        assert!(pg.zoned_timestamp_as_wall_time);
+        assert!(pg.count_depends_on_protocol);
+        assert!(pg.commit_when_lost_succeeds && pg.getdata_block() && pg.savepoints);
+        assert!(pg.own_savepoints_break_rollback && pg.made_up_sizes);
+        assert_eq!(pg.nominal_numeric, Some(28));
         assert_eq!(pg.dead_answer, DeadAnswer::LastCall);
         assert!(!pg.sizes_not_limits && !pg.utf16_output_unreliable && !pg.misreads_c_guid);
         // The ANSI driver: the same server and protocol, its narrow text not known.
@@ -335,9 +489,13 @@ mod tests {
         assert!(sqlite.recompiles_insert_per_row && sqlite.converts_numbers_silently);
         assert!(sqlite.misreads_c_guid && sqlite.utf16_output_unreliable);
         assert!(!sqlite.postgresql_server && !sqlite.overreads_wide_input);
+        assert!(sqlite.writes_no_param_status && !sqlite.ignores_paramset_without_markers);
+        assert!(sqlite.name_length_in_utf8_bytes && sqlite.doubles_as_15_digits);
+        assert!(sqlite.stores_nan_as_null && sqlite.affinity_by_type_name);
         // The SQLite 2 driver shares what is SQLite's, not what is sqlite3odbc 0.9998's.
         let sqlite2 = Quirks::detect("libsqliteodbc.so", 0, "");
-        assert!(sqlite2.sizes_not_limits && sqlite2.misreads_c_guid);
+        assert!(sqlite2.sizes_not_limits && sqlite2.misreads_c_guid && !sqlite2.savepoints);
+        assert!(sqlite.savepoints);
         assert!(!sqlite2.recompiles_insert_per_row && !sqlite2.utf16_output_unreliable);
     }
 
@@ -348,7 +506,9 @@ mod tests {
         assert!(utf8.utf16_output_unreliable && utf8.overreads_wide_input);
         assert!(utf8.setpos_misplaces_cursor && utf8.getdata_bound());
         assert!(utf8.refuses_time_fraction && utf8.misreads_c_guid && !utf8.cuts_text_at_nul);
-        assert!(utf8.leaks_temporal_param_arrays);
+        assert!(utf8.leaks_temporal_param_arrays && utf8.ignores_paramset_without_markers);
+        assert!(utf8.leaks_temporal_param_arrays && utf8.savepoints);
+        assert!(utf8.misreports_not_null && !utf8.made_up_sizes);
         let latin1 = Quirks::detect("libmaodbc.so", GD, "latin1_swedish_ci");
         assert_eq!(latin1.narrow_text, NarrowText::SingleByte);
     }

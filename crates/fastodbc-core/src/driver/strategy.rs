@@ -29,13 +29,16 @@ pub enum InsertStrategy {
 /// What reading `SQL_ATTR_CONNECTION_DEAD` tells a pool, and what it costs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Liveness {
-    /// The answer is true and takes a round trip: read it when a connection is handed out.
+    /// The answer is true and takes a round trip: read it to validate a connection that
+    /// idled (a pool's `check_idle_after`).
     Probe,
-    /// The answer costs nothing: read it whenever a connection changes hands. It is the
-    /// whole truth only where nothing remote can die (`DeadAnswer::InProcess`); elsewhere a
-    /// session killed since the last call reads as alive, and only a round trip (a pool's
-    /// `check`) finds it.
+    /// The answer costs nothing, but a session killed since the last call reads as alive:
+    /// read it whenever a connection changes hands, and validate one that idled with a
+    /// statement's round trip.
     Status,
+    /// The answer costs nothing and is the whole truth: nothing remote can die
+    /// (`DeadAnswer::InProcess`).
+    Local,
     /// Nothing is known of the driver's answer: a pool relies on errors and its `check`.
     #[default]
     Unknown,
@@ -47,6 +50,7 @@ impl Liveness {
         match self {
             Liveness::Probe => "probe",
             Liveness::Status => "status",
+            Liveness::Local => "local",
             Liveness::Unknown => "unknown",
         }
     }
@@ -79,8 +83,9 @@ pub struct Strategy {
     /// Timestamps are bound as `YYYY-MM-DD HH:MM:SS.ffffff` text, keeping microseconds
     /// (`Quirks::timestamp_param_keeps_millis`).
     pub timestamp_as_text: bool,
-    /// Times (always bound as text) are described as SQL_VARCHAR, which the server converts
-    /// as it would the literal, not SQL_TYPE_TIME (`Quirks::refuses_time_fraction`).
+    /// Times with a fraction (bound as text) are described as SQL_VARCHAR, which the server
+    /// converts as it would the literal, not SQL_TYPE_TIME; times of whole seconds go as a
+    /// native SQL_C_TYPE_TIME, so `SELECT ?` gives a time (`Quirks::refuses_time_fraction`).
     pub time_as_varchar: bool,
     /// Dates and timestamps of `executemany`'s parameter arrays (and so of a load) are bound
     /// as text described as SQL_VARCHAR, which the server converts as it would the literal
@@ -113,11 +118,22 @@ pub struct Strategy {
     /// Statements run with SQLPrepare + SQLExecute, never SQLExecDirect, while the
     /// transaction holds changes (`Quirks::direct_error_loses_transaction`).
     pub prepare_after_changes: bool,
+    /// A load inside the caller's transaction (`Cursor.ingest`, autocommit off) is
+    /// bracketed by a savepoint, so that its failure rolls back the load alone
+    /// (`Quirks::savepoints`).
+    pub load_savepoint: bool,
+    /// Each savepoint command of a load goes in a text of two statements, never alone
+    /// (`Quirks::own_savepoints_break_rollback`).
+    pub savepoint_in_one_text: bool,
     /// `SQL_ATTR_CONNECTION_DEAD` is checked before each COMMIT, which fails when the
     /// connection is lost (`Quirks::commit_when_lost_succeeds`).
     pub check_lost_before_commit: bool,
     /// When a pool reads `SQL_ATTR_CONNECTION_DEAD` (`Quirks::dead_answer`).
     pub liveness: Liveness,
+    /// Its calls get no deadline (`Quirks::in_process`: no link to break). Other drivers'
+    /// calls with a timeout still running at timeout + `link::GRACE` are given up: the TCP
+    /// socket the thread waits on is shut down and the connection is broken (`crate::link`).
+    pub unwatched_calls: bool,
     /// How `executemany` sends a single-row INSERT.
     pub insert: InsertStrategy,
     /// `executemany` sends the rows of a chunk holding bytes one by one
@@ -126,7 +142,81 @@ pub struct Strategy {
     /// `executemany`'s row count is unknown (-1) once a parameter array of two or more rows
     /// ran (`Quirks::counts_last_param_set_only`).
     pub array_row_count_unknown: bool,
+    /// The query that reads the session's time zone, where zoned timestamps arrive as its
+    /// wall time (`Quirks::zoned_timestamp_as_wall_time` on a `Quirks::postgresql_server`):
+    /// their columns are marked `ColumnPlan::zoned`, rows keep the wall time (as pyodbc),
+    /// and Arrow reads the instant, the wall time in the zone this query names.
+    pub session_zone_sql: Option<&'static str>,
+    /// A statement run prepared because of `prepare_after_changes` reports the row count the
+    /// driver gives it run directly (`direct_count`), as pyodbc, which runs it directly, sees
+    /// (`Quirks::count_depends_on_protocol`).
+    pub direct_count_after_prepare: bool,
+    /// A NUMERIC described with this precision may be of no declared precision
+    /// (`Quirks::nominal_numeric`): Arrow holds it as its exact text (`string`: any digits,
+    /// `NaN`, `Infinity`), never a `decimal128` its values may not fit (a declared
+    /// NUMERIC(28,s) too: the description cannot tell them apart). Rows keep `Decimal`.
+    pub numeric_as_text: Option<usize>,
+    /// The catalog query a load reads its target's columns with, where the driver's
+    /// description is not the whole truth (`Quirks::made_up_sizes`,
+    /// `Quirks::misreports_not_null`). Parameters: the schema (NULL: the session's) and the
+    /// table; rows: the column's name, 1 if it is NOT NULL, 1 if its type declares no size
+    /// (the described size is no limit). Read by `fastodbc.ingest`.
+    pub target_catalog_sql: Option<&'static str>,
+    /// The statement that makes a session give zoned timestamps as UTC wall times, exact
+    /// instants with no hour repeated (`Quirks::zoned_timestamp_as_wall_time`): run by the
+    /// command line's `export` on its own connection.
+    pub instants_session_sql: Option<&'static str>,
+    /// A load's failed chunk is located to its input row (and the value, where the message
+    /// names the column) from the message's `at row N` (`Quirks::names_array_row`); every
+    /// other failed chunk is named by its input rows.
+    pub array_row_in_errors: bool,
+    /// TIME columns go into Arrow as `duration[us]`, which holds every value, not
+    /// `time64[us]` (`Quirks::time_is_duration`). (Rows: `datetime.time` within a day,
+    /// `datetime.timedelta` outside it, whatever the driver.)
+    pub time_as_duration: bool,
+    /// Result column names end at their first NUL (`Quirks::name_length_in_utf8_bytes`).
+    pub names_end_at_nul: bool,
+    /// Significant digits a double keeps when read (0: all of them): the Python layer warns
+    /// once per result holding floating-point columns (`Quirks::doubles_as_15_digits`).
+    pub float_digits: u8,
+    /// NaN doubles are refused (`DataError`), in parameters and loads, unless a load asks for
+    /// them as NULL (`Quirks::stores_nan_as_null`).
+    pub refuse_nan: bool,
+    /// A load reads the target columns' declared type names for what they keep
+    /// (`Quirks::affinity_by_type_name`).
+    pub affinity_by_type_name: bool,
+    /// A text column described with this size has no known length: Arrow's metadata
+    /// carries none for it (`Quirks::unbounded_text_size`).
+    pub unknown_text_size: Option<usize>,
+    /// Result columns whose described type name is one of these are looked up in the
+    /// catalog when an Arrow reader describes them (by base table and column, one
+    /// `SQLColumns` per table), for their fields' metadata (`Quirks::vague_type_names`).
+    pub catalog_type_names: &'static [&'static str],
 }
+
+/// PostgreSQL's catalog for a load's target: NOT NULL, and whether the type declares its
+/// size (`atttypmod` -1: `numeric`, `varchar` without one; `interval` is described as
+/// VARCHAR(32) whatever its fields). `to_regclass`: no error (which would abort the
+/// transaction) for a name it cannot find, only no rows.
+pub const POSTGRESQL_TARGET_CATALOG_SQL: &str = "SELECT a.attname, \
+     CASE WHEN a.attnotnull THEN 1 ELSE 0 END, \
+     CASE WHEN a.atttypmod < 0 OR a.atttypid = CAST('interval' AS regtype) THEN 1 ELSE 0 END \
+     FROM pg_catalog.pg_attribute a \
+     WHERE a.attrelid = to_regclass(concat_ws('.', quote_ident(CAST(? AS text)), \
+     quote_ident(CAST(? AS text)))) AND a.attnum > 0 AND NOT a.attisdropped";
+
+/// MariaDB's catalog for a load's target: NOT NULL as the server keeps it.
+pub const MARIADB_TARGET_CATALOG_SQL: &str = "SELECT column_name, \
+     CASE WHEN is_nullable = 'NO' THEN 1 ELSE 0 END, 0 \
+     FROM information_schema.columns \
+     WHERE table_schema = COALESCE(?, DATABASE()) AND table_name = ?";
+
+/// PostgreSQL's session zone for exact instants.
+pub const POSTGRESQL_UTC_SESSION_SQL: &str = "SET TIME ZONE 'UTC'";
+
+/// PostgreSQL's TimeZone setting: an IANA name (`Europe/Paris`, `UTC`) or a POSIX-style
+/// fixed offset (`<+05>-05`).
+pub const POSTGRESQL_SESSION_ZONE_SQL: &str = "SHOW TimeZone";
 
 impl Strategy {
     /// What fastodbc does about `quirks`.
@@ -169,15 +259,41 @@ impl Strategy {
             check_wide_getdata: q.utf16_output_unreliable,
             narrow_text: q.narrow_text,
             prepare_after_changes: q.direct_error_loses_transaction,
+            load_savepoint: q.savepoints,
+            savepoint_in_one_text: q.own_savepoints_break_rollback,
             check_lost_before_commit: q.commit_when_lost_succeeds,
             liveness: match q.dead_answer {
                 DeadAnswer::Ping => Liveness::Probe,
-                DeadAnswer::LastCall | DeadAnswer::InProcess => Liveness::Status,
+                DeadAnswer::LastCall => Liveness::Status,
+                DeadAnswer::InProcess => Liveness::Local,
                 DeadAnswer::Unknown => Liveness::Unknown,
             },
+            unwatched_calls: q.in_process,
             insert,
             binary_rows_one_by_one: q.misreads_binary_param_arrays,
             array_row_count_unknown: q.counts_last_param_set_only,
+            session_zone_sql: (q.zoned_timestamp_as_wall_time && q.postgresql_server)
+                .then_some(POSTGRESQL_SESSION_ZONE_SQL),
+            direct_count_after_prepare: q.count_depends_on_protocol
+                && q.direct_error_loses_transaction,
+            numeric_as_text: q.nominal_numeric,
+            target_catalog_sql: if q.made_up_sizes && q.postgresql_server {
+                Some(POSTGRESQL_TARGET_CATALOG_SQL)
+            } else if q.misreports_not_null {
+                Some(MARIADB_TARGET_CATALOG_SQL)
+            } else {
+                None
+            },
+            instants_session_sql: (q.zoned_timestamp_as_wall_time && q.postgresql_server)
+                .then_some(POSTGRESQL_UTC_SESSION_SQL),
+            array_row_in_errors: q.names_array_row,
+            time_as_duration: q.time_is_duration,
+            names_end_at_nul: q.name_length_in_utf8_bytes,
+            float_digits: if q.doubles_as_15_digits { 15 } else { 0 },
+            refuse_nan: q.stores_nan_as_null,
+            affinity_by_type_name: q.affinity_by_type_name,
+            unknown_text_size: (q.unbounded_text_size > 0).then_some(q.unbounded_text_size),
+            catalog_type_names: q.vague_type_names,
         }
     }
 }
@@ -217,6 +333,11 @@ mod tests {
         assert!(sqlite.plan.numbers_as_text && sqlite.plan.sizes_unreliable);
         assert!(sqlite.timestamp_as_text && sqlite.guid_as_text && sqlite.refuse_nul);
         assert!(sqlite.binary_rows_one_by_one && !sqlite.array_row_count_unknown);
+        assert!(sqlite.unwatched_calls, "in-process: no link to break");
+        assert!(sqlite.names_end_at_nul && sqlite.refuse_nan && sqlite.affinity_by_type_name);
+        assert_eq!(sqlite.float_digits, 15);
+        let pg = strategy("psqlodbcw.so", GD, "");
+        assert!(!pg.names_end_at_nul && !pg.refuse_nan && pg.float_digits == 0);
         assert_eq!(sqlite.insert, InsertStrategy::CompiledOnce);
     }
 
@@ -227,8 +348,20 @@ mod tests {
         assert!(pg.plan.integers_as_text && !pg.plan.numbers_as_text && pg.plan.recoverable);
         assert!(pg.prepare_after_changes && pg.check_lost_before_commit && pg.refuse_nul);
         assert!(pg.array_row_count_unknown && !pg.binary_rows_one_by_one);
+        assert!(pg.direct_count_after_prepare);
+        assert!(!pg.unwatched_calls && !strategy("libmaodbc.so", GD, "").unwatched_calls);
         assert_eq!(pg.insert, InsertStrategy::ColumnArrays);
         assert!(!pg.temporal_arrays_as_text);
+        assert_eq!(pg.session_zone_sql, Some("SHOW TimeZone"));
+        assert_eq!(pg.numeric_as_text, Some(28));
+        assert_eq!(pg.target_catalog_sql, Some(POSTGRESQL_TARGET_CATALOG_SQL));
+        assert_eq!(pg.instants_session_sql, Some("SET TIME ZONE 'UTC'"));
+        let maria = strategy("libmaodbc.so", GD, "utf8mb4_general_ci");
+        assert_eq!(maria.target_catalog_sql, Some(MARIADB_TARGET_CATALOG_SQL));
+        assert_eq!(maria.numeric_as_text, None);
+        assert!(maria.array_row_in_errors && !pg.array_row_in_errors);
+        assert!(maria.time_as_duration && !pg.time_as_duration);
+        assert_eq!(strategy("sqlite3odbc.so", 11, "").session_zone_sql, None);
         assert!(!strategy("psqlodbca.so", GD, "").text_as_utf8);
     }
 
@@ -256,17 +389,16 @@ mod tests {
 
     #[test]
     fn a_pool_reads_connection_dead_where_it_means_something() {
-        // MariaDB pings (true, a round trip): at checkout. psqlODBC and sqliteodbc answer from
-        // a status flag (free): at checkout and return. An unknown driver: never.
+        // MariaDB pings (true, a round trip): to validate an idle connection. psqlODBC and
+        // sqliteodbc answer from a status flag (free): at checkout and return; psqlODBC's is
+        // not the whole truth (an idle one is validated with a statement), sqliteodbc's is.
+        // An unknown driver: never.
         assert_eq!(
             strategy("libmaodbc.so", GD, "utf8mb4_general_ci").liveness,
             Liveness::Probe
         );
         assert_eq!(strategy("psqlodbcw.so", GD, "").liveness, Liveness::Status);
-        assert_eq!(
-            strategy("sqlite3odbc.so", 11, "").liveness,
-            Liveness::Status
-        );
+        assert_eq!(strategy("sqlite3odbc.so", 11, "").liveness, Liveness::Local);
         assert_eq!(
             strategy("libmsodbcsql-18.so", GD, "").liveness,
             Liveness::Unknown

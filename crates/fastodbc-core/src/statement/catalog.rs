@@ -4,6 +4,7 @@
 use super::Statement;
 use crate::diagnostics::{Error, Result};
 use crate::ffi;
+use crate::link::CallKind;
 
 // Option values of SQLStatistics and SQLSpecialColumns (sqlext.h).
 const SQL_INDEX_UNIQUE: u16 = 0;
@@ -73,6 +74,14 @@ impl Statement {
     /// Runs a catalog function with its text arguments in ODBC's order (`None`: any).
     pub fn catalog(&mut self, function: CatalogFunction, args: &[Option<Vec<u16>>]) -> Result<()> {
         self.drop_result();
+        self.on_link(CallKind::Query, |s| s.driver_catalog(function, args))
+    }
+
+    fn driver_catalog(
+        &mut self,
+        function: CatalogFunction,
+        args: &[Option<Vec<u16>>],
+    ) -> Result<()> {
         let mut given = [(std::ptr::null(), 0i16); 6];
         for (slot, arg) in given.iter_mut().zip(args) {
             if let Some(v) = arg {

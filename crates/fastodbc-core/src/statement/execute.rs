@@ -6,6 +6,7 @@ use std::ptr::null_mut;
 use super::Statement;
 use crate::diagnostics::{Error, Result};
 use crate::ffi;
+use crate::link::CallKind;
 use crate::params::{NullType, ParamBatch};
 
 /// A UTF-16 code unit that MariaDB Connector/ODBC 3.1 takes for the first of a surrogate pair
@@ -18,10 +19,12 @@ pub fn overread_unit(unit: u16) -> bool {
 impl Statement {
     /// `SQLPrepareW`.
     pub fn prepare(&mut self, sql: &[u16]) -> Result<()> {
-        let text = self.wide_text(sql);
-        // SAFETY: the text buffer outlives the call (its length is the caller's text's).
-        let ret = unsafe { ffi::SQLPrepareW(self.h, text.as_ptr(), sql.len() as i32) };
-        self.check(ret, "SQLPrepareW").map(|_| ())
+        self.on_link(CallKind::Query, |s| {
+            let text = s.wide_text(sql);
+            // SAFETY: the text buffer outlives the call (its length is the caller's text's).
+            let ret = unsafe { ffi::SQLPrepareW(s.h, text.as_ptr(), sql.len() as i32) };
+            s.check(ret, "SQLPrepareW").map(|_| ())
+        })
     }
 
     /// The statement text as the driver must be given it: followed by spaces where it would
@@ -137,34 +140,82 @@ impl Statement {
     /// statement produced a result (`false` for `SQL_NO_DATA`, e.g. an UPDATE of no rows).
     pub fn execute(&mut self) -> Result<bool> {
         self.drop_result();
-        // SAFETY: valid handle; bound buffers are alive (self.params).
-        let ret = unsafe { ffi::SQLExecute(self.h) };
-        let r = self.check(ret, "SQLExecute");
+        let r = self.on_link(CallKind::Query, |s| {
+            // SAFETY: valid handle; bound buffers are alive (self.params).
+            let ret = unsafe { ffi::SQLExecute(s.h) };
+            s.check(ret, "SQLExecute")
+        });
         self.after_execute(r)
     }
 
     /// `SQLExecDirectW` with the bound parameters.
     pub fn exec_direct(&mut self, sql: &[u16]) -> Result<bool> {
         self.drop_result();
-        let text = self.wide_text(sql);
-        // SAFETY: text outlives the call (its length is the caller's text's); bound buffers
-        // are alive (self.params).
-        let ret = unsafe { ffi::SQLExecDirectW(self.h, text.as_ptr(), sql.len() as i32) };
-        let r = self.check(ret, "SQLExecDirectW");
+        let r = self.on_link(CallKind::Query, |s| {
+            let text = s.wide_text(sql);
+            // SAFETY: text outlives the call (its length is the caller's text's); bound
+            // buffers are alive (self.params).
+            let ret = unsafe { ffi::SQLExecDirectW(s.h, text.as_ptr(), sql.len() as i32) };
+            s.check(ret, "SQLExecDirectW")
+        });
         self.after_execute(r)
     }
 
     fn after_execute(&mut self, r: Result<bool>) -> Result<bool> {
-        if let Some(p) = &self.params {
-            if p.rows > 1 && r.is_ok() {
-                // Some drivers report per-row failures only in the status array.
-                if let Some(row) = p.status.iter().position(|&s| s == 5 /* SQL_PARAM_ERROR */) {
-                    return Err(Error::Data(format!(
-                        "row {row} of the parameter array failed; the driver gave no diagnostics"
-                    )));
-                }
+        match (&self.params, r) {
+            (Some(p), Ok(more)) if p.rows > 1 => {
+                array_outcome(p.rows, *p.processed, &p.status).map(|_| more)
             }
+            (_, r) => r,
         }
-        r
+    }
+}
+
+/// Whether a parameter array of `rows` sets ran whole, from what the driver wrote to
+/// `SQL_ATTR_PARAMS_PROCESSED_PTR` (`processed`, 0 until written) and the status array
+/// (`SQL_PARAM_SUCCESS` until written: sqliteodbc writes none). Some drivers report a failed
+/// set only in the status array; a driver that runs fewer sets than it was given (MariaDB
+/// Connector/ODBC with a statement without markers: `Quirks::ignores_paramset_without_markers`)
+/// must not leave a shorter table behind a success.
+pub fn array_outcome(rows: usize, processed: ffi::ULen, status: &[u16]) -> Result<()> {
+    if let Some(row) = status.iter().position(|&s| s == ffi::SQL_PARAM_ERROR) {
+        return Err(Error::Data(format!(
+            "row {row} of the parameter array failed; the driver gave no diagnostics"
+        )));
+    }
+    let unused = status
+        .iter()
+        .filter(|&&s| s == ffi::SQL_PARAM_UNUSED)
+        .count();
+    if processed != rows || unused > 0 {
+        return Err(Error::Interface(format!(
+            "the driver reported {processed} of {rows} parameter sets processed ({unused} \
+             unused) and no error: the other rows were not executed"
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parameter_array_runs_whole_or_fails() {
+        assert!(array_outcome(3, 3, &[0, 0, 0]).is_ok());
+        // SQL_PARAM_SUCCESS_WITH_INFO and SQL_PARAM_DIAG_UNAVAILABLE are processed sets.
+        assert!(array_outcome(3, 3, &[6, 1, 0]).is_ok());
+        let fewer = array_outcome(3, 1, &[0, 0, 0]).unwrap_err();
+        assert!(
+            matches!(&fewer, Error::Interface(m) if m.contains("1 of 3")),
+            "{fewer:?}"
+        );
+        // Never written (MariaDB without markers): 0 of 3.
+        let unwritten = array_outcome(3, 0, &[0, 0, 0]).unwrap_err();
+        assert!(matches!(&unwritten, Error::Interface(m) if m.contains("0 of 3")));
+        let unused = array_outcome(3, 3, &[0, 7, 7]).unwrap_err();
+        assert!(matches!(&unused, Error::Interface(m) if m.contains("(2 unused)")));
+        let failed = array_outcome(3, 3, &[0, 5, 0]).unwrap_err();
+        assert!(matches!(&failed, Error::Data(m) if m.starts_with("row 1 ")));
     }
 }

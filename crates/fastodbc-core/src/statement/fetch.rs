@@ -8,6 +8,7 @@ use super::result_set::bind_columns;
 use super::Statement;
 use crate::diagnostics::{check, DiagRecord, Error, Result};
 use crate::ffi;
+use crate::link::CallKind;
 use crate::plan::DEFAULT_BLOCK_BYTES;
 
 impl Statement {
@@ -38,11 +39,10 @@ impl Statement {
         };
         rs.block.clear_long();
         let row_at_a_time = rs.plan.row_at_a_time;
-        let fetched = if row_at_a_time {
-            self.assemble_block()
-        } else {
-            self.fetch_rowset()
-        };
+        let fetched = self.on_link(CallKind::Query, |s| match row_at_a_time {
+            true => s.assemble_block(),
+            false => s.fetch_rowset(),
+        });
         let Some(rs) = self.result.as_mut() else {
             return fetched;
         };

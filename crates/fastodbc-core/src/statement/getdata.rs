@@ -5,6 +5,7 @@ use super::Statement;
 use crate::diagnostics::{check, DiagRecord, Error, Result};
 use crate::driver::NarrowText;
 use crate::ffi;
+use crate::link::CallKind;
 use crate::plan::ColumnPlan;
 
 /// Chunk size of `SQLGetData` reads of long values; grows to the reported total when known.
@@ -14,6 +15,10 @@ impl Statement {
     /// Every remaining row of the current result as text, one `SQLGetData` per value: for small
     /// internal queries (catalog look-ups), where describing and binding would cost more.
     pub fn text_rows(&mut self) -> Result<Vec<Vec<Option<String>>>> {
+        self.on_link(CallKind::Query, Statement::driver_text_rows)
+    }
+
+    fn driver_text_rows(&mut self) -> Result<Vec<Vec<Option<String>>>> {
         self.drop_result();
         if self.kept.is_some() {
             self.unbind();

@@ -10,7 +10,7 @@ use crate::block::{buffers_fit, column_buffers, ColumnBuffer, RowBlock};
 use crate::consumer::BlockConsumer;
 use crate::diagnostics::{check, Result};
 use crate::ffi;
-use crate::plan::{ColumnPlan, Decoding, ResultPlan};
+use crate::plan::{ColumnPlan, Decoding, ResultPlan, ValueKind};
 
 /// The current result set: its plan, its block buffers, and how far fetching went.
 pub struct ResultSet {
@@ -170,6 +170,13 @@ impl Statement {
                 && self.column_unsigned(i).unwrap_or(false)
             {
                 plan.c_type = ffi::SQL_C_UBIGINT;
+            }
+            // A zoned timestamp arrives as a wall time: marked so that Arrow reads its
+            // instant. One call per timestamp column, on such drivers only.
+            if self.strategy.session_zone_sql.is_some() && plan.kind == ValueKind::Timestamp {
+                plan.zoned = self
+                    .column_type_name(i)
+                    .is_ok_and(|n| crate::driver::names_zoned_timestamp(&n));
             }
             columns.push(plan);
         }

@@ -144,8 +144,17 @@ impl NumberText {
     /// Reads the text of a floating-point column: the whole text as a double (the number the
     /// driver's `strtod` would have read, correctly rounded), else the text itself, where the
     /// driver would have returned NULL or the number at the start of it.
+    /// An integer past 2^53 (more than 15 digits: SQLite's NUMERIC columns, described as
+    /// doubles, keep integers so) is `Int`, which no double holds exactly.
     #[inline]
     pub fn float(b: &[u8]) -> NumberText {
+        if b.len() > 15 {
+            if let NumberText::Int(v) = NumberText::integer(b) {
+                if v.unsigned_abs() > EXACT_INTEGER_LIMIT {
+                    return NumberText::Int(v);
+                }
+            }
+        }
         if let Some((v, _)) = simple_float(b) {
             return NumberText::Float(v);
         }

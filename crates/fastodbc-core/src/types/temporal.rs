@@ -121,6 +121,25 @@ pub fn parse_time(text: &[u8]) -> Option<(u8, u8, u8, u32)> {
     Some((h, m, s, us))
 }
 
+/// A duration in microseconds parsed from a time's text as MariaDB gives it
+/// (`[-]H+:MM:SS[.fraction]`, hours past 23 and a sign allowed: its TIME holds
+/// -838:59:59.999999 to 838:59:59.999999). `None` for anything else.
+pub fn parse_duration(text: &[u8]) -> Option<i64> {
+    let t = std::str::from_utf8(text).ok()?.trim();
+    let (negative, t) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t),
+    };
+    let (h, rest) = t.split_once(':')?;
+    if h.is_empty() || h.len() > 9 || !h.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let hours: i64 = h.parse().ok()?;
+    let (_, m, s, us) = parse_time(format!("00:{rest}").as_bytes())?;
+    let micros = ((hours * 60 + i64::from(m)) * 60 + i64::from(s)) * 1_000_000 + i64::from(us);
+    Some(if negative { -micros } else { micros })
+}
+
 /// Reads an `SQL_C_TYPE_DATE` element.
 #[inline]
 pub fn read_date(b: &[u8]) -> SqlDate {

@@ -3,12 +3,17 @@
 //! DB-API exceptions) or hands whole to pyarrow, polars, DuckDB or nanoarrow as an Arrow C
 //! stream (PyCapsule, through pyo3-arrow) that they may read on their own threads.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
-use fastodbc_arrow::{ArrowBatches, ArrowColumn, BatchLimits, NarrowDecoder, TypeOptions};
-use fastodbc_core::{Error, StatementLoan, ValueKind};
+use fastodbc_arrow::source::{with_source, Described};
+use fastodbc_arrow::{
+    ArrowBatches, ArrowColumn, BatchLimits, NarrowDecoder, SessionZone, TypeOptions,
+};
+use fastodbc_core::types::text::to_utf16;
+use fastodbc_core::{ffi, CatalogFunction, Error, Statement, StatementLoan, ValueKind};
 use pyo3::exceptions::{PyImportError, PyStopIteration};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule};
@@ -34,6 +39,126 @@ impl NarrowDecoder for PythonCodecs {
                 .map_err(|e| format!("not valid {codec} text: {e}"))
         })
     }
+}
+
+/// The session's time zone, read with the driver's query (`Strategy::session_zone_sql`) on a
+/// statement of its own (the cursor's is in the middle of its result), from a thread that
+/// does not hold the GIL. Read when a reader starts: a zone set between the query and the
+/// reader (on another cursor) is the one its values are read in.
+fn session_zone(connection: &Connection, sql: &str) -> Result<SessionZone, Error> {
+    let guard = connection
+        .shared
+        .conn
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    let conn = guard
+        .as_ref()
+        .ok_or_else(|| Error::Programming("Attempt to use a closed connection.".into()))?;
+    let mut stmt = Statement::new(conn)?;
+    // Bounded as the cursor's own statements are (`Connection.timeout`).
+    let timeout = connection.timeout_value();
+    if timeout > 0 {
+        stmt.set_query_timeout(timeout)?;
+    }
+    stmt.exec_direct(&to_utf16(sql))?;
+    let rows = stmt.text_rows()?;
+    let setting = rows
+        .into_iter()
+        .next()
+        .and_then(|r| r.into_iter().next())
+        .flatten()
+        .unwrap_or_default();
+    SessionZone::parse(&setting).ok_or_else(|| {
+        Error::Data(format!(
+            "the session's time zone {setting:?} is not one fastodbc reads zoned timestamps \
+             in (an IANA name such as 'Europe/Paris', or a fixed offset): SET TIME ZONE to one \
+             before the query"
+        ))
+    })
+}
+
+/// A base table of vague columns: (schema, table), and its columns as (result column index,
+/// base column name).
+type BaseTable = ((String, String), Vec<(usize, String)>);
+
+/// The database's type name of each of the result's `n` columns: `SQL_DESC_TYPE_NAME`, or
+/// where the driver's answer names no type (`Strategy::catalog_type_names`) the catalog's
+/// TYPE_NAME of the column's base table column, one `SQLColumns` per table on a statement of
+/// its own. A column of no base table, or a catalog that fails, keeps the driver's answer:
+/// what is carried is then the Arrow type alone.
+fn source_type_names(stmt: &mut Statement, connection: &Connection, n: usize) -> Vec<String> {
+    let vague = stmt.strategy().catalog_type_names;
+    let mut names: Vec<String> = (0..n)
+        .map(|i| stmt.column_type_name(i).unwrap_or_default())
+        .collect();
+    let mut tables: Vec<BaseTable> = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        if !vague.contains(&name.to_ascii_lowercase().as_str()) {
+            continue;
+        }
+        let text = |s: &mut Statement, f| s.column_text(i, f).unwrap_or_default();
+        let table = text(stmt, ffi::SQL_DESC_BASE_TABLE_NAME);
+        let column = text(stmt, ffi::SQL_DESC_BASE_COLUMN_NAME);
+        if table.is_empty() || column.is_empty() {
+            continue;
+        }
+        let key = (text(stmt, ffi::SQL_DESC_SCHEMA_NAME), table);
+        match tables.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, cols)) => cols.push((i, column)),
+            None => tables.push((key, vec![(i, column)])),
+        }
+    }
+    for ((schema, table), cols) in tables {
+        let Ok(found) = catalog_columns(connection, &schema, &table) else {
+            continue;
+        };
+        for (i, column) in cols {
+            if let Some((_, type_name)) = found.iter().find(|(c, _)| *c == column) {
+                if let Some(slot) = names.get_mut(i) {
+                    slot.clone_from(type_name);
+                }
+            }
+        }
+    }
+    names
+}
+
+/// (column name, TYPE_NAME) of table `table`'s columns (`SQLColumns`; names compared exactly,
+/// since `_` is a pattern there).
+fn catalog_columns(
+    connection: &Connection,
+    schema: &str,
+    table: &str,
+) -> Result<Vec<(String, String)>, Error> {
+    let guard = connection
+        .shared
+        .conn
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    let conn = guard
+        .as_ref()
+        .ok_or_else(|| Error::Programming("Attempt to use a closed connection.".into()))?;
+    let mut stmt = Statement::new(conn)?;
+    let timeout = connection.timeout_value();
+    if timeout > 0 {
+        stmt.set_query_timeout(timeout)?;
+    }
+    let schema = (!schema.is_empty()).then(|| to_utf16(schema));
+    stmt.catalog(
+        CatalogFunction::Columns,
+        &[None, schema, Some(to_utf16(table)), None],
+    )?;
+    // SQLColumns: TABLE_NAME 3rd, COLUMN_NAME 4th, TYPE_NAME 6th.
+    Ok(stmt
+        .text_rows()?
+        .into_iter()
+        .filter(|r| r.get(2).and_then(|t| t.as_deref()) == Some(table))
+        .filter_map(|r| {
+            let column = r.get(3).cloned().flatten()?;
+            let type_name = r.get(5).cloned().flatten()?;
+            Some((column, type_name))
+        })
+        .collect())
 }
 
 /// The stream with what its statement needs alive: the cursor's shared state (its connection
@@ -63,6 +188,9 @@ impl RecordBatchReader for CursorBatches {
 pub struct ArrowReader {
     stream: Mutex<Option<CursorBatches>>,
     schema: SchemaRef,
+    /// `ArrowBatches::rows_read`: read without the stream's lock, which the reading thread
+    /// holds while it builds a batch.
+    rows_read: Arc<AtomicUsize>,
 }
 
 /// `batches` as a `pyarrow.RecordBatchReader` (`RecordBatchReader.from_stream`): `pa.table`
@@ -137,6 +265,13 @@ impl ArrowReader {
         };
         let exported = Bound::new(py, PyRecordBatchReader::new(Box::new(stream)))?;
         exported.call_method1("__arrow_c_stream__", (requested_schema,))
+    }
+
+    /// Rows read from the result so far, those of the batch being built among them (it moves
+    /// block by block while another thread waits for a batch: a progress display's count).
+    #[getter]
+    fn rows_read(&self) -> usize {
+        self.rows_read.load(Ordering::Relaxed)
     }
 
     /// The result's schema as a `pyarrow.Schema`.
@@ -231,11 +366,15 @@ impl Cursor {
         let Some(mut reader) = st.stmt.take() else {
             return Err(closed_cursor(py));
         };
+        let connection = self.conn();
         let described = py.allow_threads(|| {
             let stmt = reader.statement(|join| join());
-            let opts = TypeOptions {
+            let mut opts = TypeOptions {
                 sizes_unreliable: stmt.strategy().plan.sizes_unreliable,
                 narrow: Some(Arc::new(PythonCodecs)),
+                session_zone: None,
+                numeric_as_text: stmt.strategy().numeric_as_text,
+                time_as_duration: stmt.strategy().time_as_duration,
             };
             let plans = match stmt.result.as_mut() {
                 Some(rs) => {
@@ -246,21 +385,45 @@ impl Cursor {
                 }
                 None => return None,
             };
-            Some(
-                plans
-                    .iter()
-                    .enumerate()
-                    .map(|(i, plan)| {
-                        let int = plan.kind == ValueKind::Int && plan.codec.is_none();
-                        let unsigned = int && stmt.column_unsigned(i).unwrap_or(false);
-                        ArrowColumn::for_plan(plan, unsigned, &opts)
-                    })
-                    .collect::<Vec<_>>(),
-            )
+            if let Some(sql) = stmt.strategy().session_zone_sql {
+                if plans.iter().any(|p| p.zoned) {
+                    match session_zone(connection, sql) {
+                        Ok(zone) => opts.session_zone = Some(zone),
+                        Err(e) => return Some(Err(e)),
+                    }
+                }
+            }
+            let type_names = source_type_names(stmt, connection, plans.len());
+            Some(Ok(plans
+                .iter()
+                .enumerate()
+                .map(|(i, plan)| {
+                    let int = plan.kind == ValueKind::Int && plan.codec.is_none();
+                    let unsigned = int && stmt.column_unsigned(i).unwrap_or(false);
+                    let mut column = ArrowColumn::for_plan(plan, unsigned, &opts);
+                    // The source column's facts, for a table made from this result.
+                    let described = Described {
+                        desc: &plan.desc,
+                        kind: plan.kind,
+                        type_name: type_names.get(i).map_or("", String::as_str),
+                        sizes_reliable: !opts.sizes_unreliable,
+                        unknown_text_size: stmt.strategy().unknown_text_size,
+                    };
+                    column.field = with_source(column.field, &described);
+                    column
+                })
+                .collect::<Vec<_>>()))
         });
-        let Some(columns) = described else {
-            st.stmt = Some(reader);
-            return Err(no_results());
+        let columns = match described {
+            Some(Ok(columns)) => columns,
+            Some(Err(e)) => {
+                st.stmt = Some(reader);
+                return Err(errors::to_py(py, e));
+            }
+            None => {
+                st.stmt = Some(reader);
+                return Err(no_results());
+            }
         };
         view.ready.clear();
         view.failed = None;
@@ -281,6 +444,7 @@ impl Cursor {
         });
         let batches = ArrowBatches::new(loan, columns, start, limits).with_interrupt(interrupt);
         let schema = batches.schema();
+        let rows_read = batches.rows_read();
         Ok(ArrowReader {
             stream: Mutex::new(Some(CursorBatches {
                 batches,
@@ -288,6 +452,7 @@ impl Cursor {
                 _connection: self.connection.clone_ref(py),
             })),
             schema,
+            rows_read,
         })
     }
 }

@@ -12,14 +12,16 @@ use pyo3::types::PyIterator;
 
 use super::{message_tuples, Cursor};
 use crate::errors::{self, IntoPyResult};
-use crate::params::{check_param_row, to_param};
+use crate::params::{check_param_row, to_param, Refuse};
 
 /// Where the conversion of an executemany's rows stands.
 struct RowSource<'py> {
     rows: Bound<'py, PyIterator>,
+    /// A row taken from `rows` ahead of the others (`first_row`).
+    first: Option<Bound<'py, PyAny>>,
     /// The statement's markers, when scanned: each row must hold that many values.
     markers: Option<usize>,
-    refuse_nul: bool,
+    refuse: Refuse,
     /// The index of the next row.
     next: usize,
 }
@@ -29,13 +31,14 @@ impl<'py> RowSource<'py> {
     fn chunk(&mut self, py: Python<'py>, max_rows: usize) -> PyResult<Vec<Vec<ParamValue>>> {
         let mut rows: Vec<Vec<ParamValue>> = Vec::new();
         let mut bytes = 0usize;
-        for item in self.rows.by_ref() {
+        let first = self.first.take().map(Ok);
+        for item in first.into_iter().chain(self.rows.by_ref()) {
             let item = item?;
             let row_index = self.next;
             check_param_row(py, &item, row_index)?;
             let mut row = Vec::new();
             for (i, p) in item.try_iter()?.enumerate() {
-                let v = to_param(py, &p?, i, self.refuse_nul)?;
+                let v = to_param(py, &p?, i, self.refuse)?;
                 bytes += approx_bytes(&v);
                 row.push(v);
             }
@@ -61,6 +64,24 @@ impl<'py> RowSource<'py> {
     }
 }
 
+/// The first row of `rows`, None when there is none. As pyodbc: an empty sequence of rows is
+/// refused (ProgrammingError), an empty iterator or generator runs nothing.
+fn first_row<'py>(
+    py: Python<'py>,
+    seq: &Bound<'py, PyAny>,
+    rows: &Bound<'py, PyIterator>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    match rows.clone().next().transpose()? {
+        Some(row) => Ok(Some(row)),
+        // SAFETY: a plain type check on a live object with the GIL held.
+        None if unsafe { pyo3::ffi::PyIter_Check(seq.as_ptr()) } == 1 => Ok(None),
+        None => Err(errors::programming(
+            py,
+            "The second parameter to executemany must not be empty.",
+        )),
+    }
+}
+
 impl Cursor {
     pub(super) fn executemany_impl(
         &self,
@@ -70,6 +91,11 @@ impl Cursor {
     ) -> PyResult<()> {
         let (settings, mut guard) = self.begin_statement(py)?;
         let st = &mut *guard;
+        let rows = seq.try_iter()?;
+        // Nothing is prepared or executed for no rows: the row count stays -1.
+        let Some(first) = first_row(py, seq, &rows)? else {
+            return Ok(());
+        };
         let gate = &self.shared.cancel;
         let fast = st.fast_executemany;
         let markers = if st.noscan {
@@ -86,9 +112,10 @@ impl Cursor {
             .py(py)?;
         let chunk_rows = run.chunk_rows();
         let mut source = RowSource {
-            rows: seq.try_iter()?,
+            rows,
+            first: Some(first),
             markers,
-            refuse_nul: settings.refuse_nul,
+            refuse: settings.refuse,
             next: 0,
         };
         loop {

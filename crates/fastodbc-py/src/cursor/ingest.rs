@@ -9,9 +9,11 @@ use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use fastodbc_arrow::ingest::{
-    arrow_type_text, batch_from_c_array, create_type, describe_target, plan_columns, AlignedStream,
-    Load, WriteOptions,
+    arrow_type_text, batch_from_c_array, create_column, describe_target, plan_columns,
+    AlignedStream, Load, Nan, WriteOptions,
 };
+use fastodbc_arrow::source::SourceColumn;
+use fastodbc_core::driver::{NameUnit, Server};
 use fastodbc_core::{Error, Result};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -34,8 +36,15 @@ enum Batches {
 }
 
 impl Batches {
-    /// The next batch; batch `index` (counted from 1) for messages.
-    fn next(&mut self, schema: &SchemaRef, index: usize) -> Result<Option<RecordBatch>> {
+    /// The next batch; batch `index` (counted from 1) for messages. A Python exception the
+    /// caller's iterator raised (even KeyboardInterrupt) is kept in `raised`, to be raised
+    /// unchanged once the load is rolled back, as executemany does.
+    fn next(
+        &mut self,
+        schema: &SchemaRef,
+        index: usize,
+        raised: &mut Option<PyErr>,
+    ) -> Result<Option<RecordBatch>> {
         match self {
             Batches::Stream(reader) => reader
                 .next()
@@ -52,7 +61,11 @@ impl Batches {
                         Some(item) => Ok(Some(batch_of(&item?)?)),
                     }
                 })
-                .map_err(|e| Error::Data(format!("reading input batch {index}: {e}")))?;
+                .map_err(|e| {
+                    let message = format!("reading input batch {index}: {e}");
+                    *raised = Some(e);
+                    Error::Data(message)
+                })?;
                 if let Some(b) = &batch {
                     if b.schema().fields() != schema.fields() {
                         return Err(Error::Data(format!(
@@ -128,16 +141,33 @@ impl IngestSource {
         })
     }
 
-    /// One tuple per input column: (name, Arrow type text, nullable, the SQL type `create`
-    /// asks for as (SQL type, unsigned, precision, scale), or why no column can hold it).
-    #[getter]
-    fn fields<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+    /// One tuple per input column: (name, Arrow type text, nullable (false: the field is not
+    /// nullable, or its metadata says its source column was NOT NULL), the column `create`
+    /// makes for it on the server `SQL_DBMS_NAME` / `SQL_DBMS_VER` name, as (SQL type,
+    /// unsigned, precision, scale, zoned, length, native type name or None), or why no column
+    /// can hold it).
+    #[pyo3(signature = (dbms_name = "", dbms_version = ""))]
+    fn fields<'py>(
+        &self,
+        py: Python<'py>,
+        dbms_name: &str,
+        dbms_version: &str,
+    ) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+        let server = Server::detect(dbms_name, dbms_version);
         self.schema
             .fields()
             .iter()
             .map(|f| {
-                let create: PyObject = match create_type(f.data_type()) {
-                    Ok(t) => (t.sql_type, t.unsigned, t.precision, t.scale)
+                let create: PyObject = match create_column(f, &server) {
+                    Ok(t) => (
+                        t.sql_type,
+                        t.unsigned,
+                        t.precision,
+                        t.scale,
+                        t.zoned,
+                        t.length,
+                        t.native,
+                    )
                         .into_pyobject(py)?
                         .into_any()
                         .unbind(),
@@ -151,16 +181,40 @@ impl IngestSource {
                             .into_pyobject(py)?
                             .into_any()
                             .unbind(),
-                        pyo3::types::PyBool::new(py, f.is_nullable())
-                            .to_owned()
-                            .into_any()
-                            .unbind(),
+                        // NOT NULL: the field's flag, or its source column's (`fastodbc.not_null`).
+                        pyo3::types::PyBool::new(
+                            py,
+                            f.is_nullable() && !SourceColumn::of(f).not_null,
+                        )
+                        .to_owned()
+                        .into_any()
+                        .unbind(),
                         create,
                     ],
                 )
             })
             .collect()
     }
+}
+
+/// The longest column name the server keeps as given, and its unit ("bytes" or
+/// "characters"), from its `SQL_DBMS_NAME`, `SQL_DBMS_VER` and the driver's
+/// `SQL_MAX_COLUMN_NAME_LEN` (`Server::column_name_limit`); None: no limit known.
+#[pyfunction]
+pub fn column_name_limit(
+    dbms_name: &str,
+    dbms_version: &str,
+    reported: usize,
+) -> Option<(usize, &'static str)> {
+    Server::detect(dbms_name, dbms_version)
+        .column_name_limit(reported)
+        .map(|l| {
+            let unit = match l.unit {
+                NameUnit::Bytes => "bytes",
+                NameUnit::Characters => "characters",
+            };
+            (l.most, unit)
+        })
 }
 
 fn check_capsule(capsule: &Bound<'_, PyCapsule>, name: &std::ffi::CStr) -> PyResult<()> {
@@ -203,8 +257,10 @@ struct Pending(Option<PyErr>);
 impl Cursor {
     /// Loads `source` into the table: `select` names the target columns and returns no row,
     /// `insert` has one marker per target column, `columns[k]` is the input column written to
-    /// target column k, `not_null[k]` says the catalog knows it NOT NULL. Commits after every `commit_every` rows when given. Returns the rows
-    /// sent.
+    /// target column k; of `catalog`, `not_null[k]` says the catalog knows it NOT NULL and
+    /// `sizeless[k]` that its type declares no size, whatever the driver describes
+    /// (`Strategy::target_catalog_sql`). Commits after every `commit_every` rows when given;
+    /// `nan_as_null` stores NaN doubles as NULL. Returns the rows sent.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn ingest_impl(
         &self,
@@ -213,10 +269,11 @@ impl Cursor {
         select: &str,
         insert: &str,
         columns: Vec<usize>,
-        not_null: Vec<bool>,
+        catalog: (Vec<bool>, Vec<bool>),
         batch_rows: Option<usize>,
         batch_bytes: Option<usize>,
         commit_every: Option<usize>,
+        nan_as_null: bool,
     ) -> PyResult<usize> {
         let Some(mut batches) = crate::lock::lock(py, &source.batches).take() else {
             return Err(errors::programming(py, "this input was read already"));
@@ -231,17 +288,30 @@ impl Cursor {
             sizes_unreliable: strategy.plan.sizes_unreliable,
             refuse_nul: strategy.refuse_nul,
             timestamp_digits: if strategy.timestamp_as_text { 6 } else { 9 },
+            nan: if nan_as_null {
+                Nan::Null
+            } else if strategy.refuse_nan {
+                Nan::Refuse
+            } else {
+                Nan::Keep
+            },
+            affinity_by_type_name: strategy.affinity_by_type_name,
         };
         let gate = &self.shared.cancel;
         let conn = self.conn();
         let mut committed = 0usize;
         let mut pending = Pending(None);
+        let mut raised_by_input: Option<PyErr> = None;
         let mut messages = Vec::new();
         let result = py.allow_threads(|| -> Result<usize> {
             let mut targets = describe_target(stmt, select)?;
             // The catalog's NOT NULL where the description doesn't tell (sqliteodbc).
-            for (t, &nn) in targets.iter_mut().zip(&not_null) {
+            let (not_null, sizeless) = &catalog;
+            for (t, &nn) in targets.iter_mut().zip(not_null) {
                 t.nullable &= !nn;
+            }
+            for (t, _) in targets.iter_mut().zip(sizeless).filter(|(_, &u)| u) {
+                t.declare_no_size();
             }
             let columns = plan_columns(&schema, &columns, targets, &opts)?;
             let mut load = Load::start(stmt, insert, columns, opts, batch_rows, batch_bytes)?;
@@ -262,7 +332,7 @@ impl Cursor {
             let mut index = 0;
             let outcome = loop {
                 index += 1;
-                match batches.next(&schema, index) {
+                match batches.next(&schema, index, &mut raised_by_input) {
                     Ok(Some(batch)) => {
                         if let Err(e) = load.send(&batch, gate, &mut after_chunk) {
                             break Err(e);
@@ -289,6 +359,9 @@ impl Cursor {
                 st.rowcount = rows as i64;
                 Ok(rows)
             }
+            Err(_) if raised_by_input.is_some() => Err(raised_by_input
+                .take()
+                .unwrap_or_else(|| errors::programming(py, "the input failed"))),
             Err(_) if pending.0.is_some() => Err(pending
                 .0
                 .take()

@@ -2,7 +2,10 @@
 //! may do meanwhile, `cancel()` and `close()`, its connection's `close()` included.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use fastodbc_core::Link;
 
 use pyo3::prelude::*;
 
@@ -10,7 +13,7 @@ use super::CursorState;
 use crate::cancel::{cancelled, CancelGate};
 use crate::connection::OpenCursor;
 use crate::errors;
-use crate::lock::lock;
+use crate::lock::{lock, lock_within};
 
 /// What the threads using a cursor share: its state, used by one thread at a time, and what
 /// another thread may do meanwhile (`cancel`, `close`).
@@ -22,24 +25,35 @@ pub struct CursorShared {
     /// the result. `close` could not take the lock otherwise: the GIL reaches it mostly while
     /// the iterating thread is inside a fetch, holding `state`.
     closed: AtomicBool,
+    link: Arc<Link>,
 }
 
 impl CursorShared {
-    pub fn new(state: CursorState) -> CursorShared {
+    pub fn new(state: CursorState, link: Arc<Link>) -> CursorShared {
         CursorShared {
             state: Mutex::new(state),
-            cancel: CancelGate::new(),
+            cancel: CancelGate::new(link.clone()),
             closed: AtomicBool::new(false),
+            link,
         }
     }
 
     /// Frees the statement handle; the cursor answers ProgrammingError afterwards, also to a
     /// thread using it now. An execution running on another thread is cancelled; a fetch
-    /// finishes its block first (see `cancel`'s module note).
-    pub fn close(&self, py: Python<'_>) {
+    /// finishes its block first (see `cancel`'s module note). With `give_up_after`, a call
+    /// still holding the cursor then (waiting on a stalled link) is given up: the link's
+    /// socket is shut down, the call returns, and the statement is freed after it.
+    pub fn close(&self, py: Python<'_>, give_up_after: Option<Duration>) {
         self.closed.store(true, Ordering::Release);
         self.cancel.close(py);
-        lock(py, &self.state).free(py);
+        let mut state = match give_up_after {
+            Some(wait) => lock_within(py, &self.state, wait).unwrap_or_else(|| {
+                self.link.give_up_all();
+                lock(py, &self.state)
+            }),
+            None => lock(py, &self.state),
+        };
+        state.free(py);
     }
 
     pub(crate) fn is_closed(&self) -> bool {
@@ -66,7 +80,7 @@ pub(crate) fn closed_cursor(py: Python<'_>) -> PyErr {
 
 /// The connection closes its cursors through this (`Connection::register_cursor`).
 impl OpenCursor for CursorShared {
-    fn close(&self, py: Python<'_>) {
-        CursorShared::close(self, py);
+    fn close(&self, py: Python<'_>, give_up_after: Option<Duration>) {
+        CursorShared::close(self, py, give_up_after);
     }
 }

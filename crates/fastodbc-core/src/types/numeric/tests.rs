@@ -278,8 +278,13 @@ fn bits(n: NumberText) -> (u8, u64) {
 /// bit for bit, and `simple_float` wherever it answers; true if `simple_float` did.
 fn check_float(text: &[u8]) -> bool {
     let show = String::from_utf8_lossy(text);
-    let want = match std::str::from_utf8(text).map(str::parse::<f64>) {
-        Ok(Ok(v)) => NumberText::Float(v),
+    let want = match (
+        reference_integer(text),
+        std::str::from_utf8(text).map(str::parse::<f64>),
+    ) {
+        // An integer no double holds stays an integer (`float_columns_keep_integers_...`).
+        (NumberText::Int(v), _) if v.unsigned_abs() > 1 << 53 => NumberText::Int(v),
+        (_, Ok(Ok(v))) => NumberText::Float(v),
         _ => NumberText::Text,
     };
     assert_eq!(bits(NumberText::float(text)), bits(want), "{show:?}");
@@ -290,6 +295,10 @@ fn check_float(text: &[u8]) -> bool {
     );
     match simple_float(text) {
         Some((v, _)) => {
+            let want = match want {
+                NumberText::Int(_) => NumberText::Float(text_as_double(text)),
+                other => other,
+            };
             assert_eq!(bits(NumberText::Float(v)), bits(want), "simple: {show:?}");
             true
         }
@@ -756,4 +765,33 @@ fn decimal_parts_of_str_forms() {
     assert_eq!(plain("1.2E+5"), ("120000".into(), 6, 0));
     assert_eq!(plain("0.000"), ("0.000".into(), 3, 3));
     assert_eq!(plain("-0E-2"), ("0.00".into(), 2, 2));
+}
+
+#[test]
+fn float_columns_keep_integers_no_double_holds() {
+    // SQLite's NUMERIC columns (described as doubles) keep integers as integers.
+    assert!(matches!(
+        NumberText::float(b"123456789012345678"),
+        NumberText::Int(123_456_789_012_345_678)
+    ));
+    assert!(matches!(
+        NumberText::float(b"-9007199254740993"),
+        NumberText::Int(-9_007_199_254_740_993)
+    ));
+    // Up to 2^53 a double is exact, and stays the column's double.
+    assert!(
+        matches!(NumberText::float(b"9007199254740992"), NumberText::Float(v) if v == 9007199254740992.0)
+    );
+    assert!(matches!(NumberText::float(b"5"), NumberText::Float(v) if v == 5.0));
+    assert!(matches!(
+        NumberText::float(b"1.23456789012345e+17"),
+        NumberText::Float(_)
+    ));
+}
+
+fn text_as_double(text: &[u8]) -> f64 {
+    std::str::from_utf8(text)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(f64::NAN)
 }
