@@ -136,17 +136,23 @@ def dataSources() -> dict[str, str]:  # noqa: N802 - pyodbc's name
 
 if TYPE_CHECKING:
     from .ingest import ColumnMapping, IngestPlan
+    from .parallel import partition
 
 
 def __getattr__(name: str) -> Any:
     # What a program may never use loads when first asked for: the load's types with
-    # fastodbc.ingest (the command line's export never imports it), and fastodbc.pool /
-    # fastodbc.aio (plain `import fastodbc` stays free of asyncio and the pool's threads).
+    # fastodbc.ingest (the command line's export never imports it), fastodbc.pool /
+    # fastodbc.aio (plain `import fastodbc` stays free of asyncio and the pool's threads), and
+    # the partitioned reads (fastodbc.partition, fastodbc.parallel, fastodbc.dask).
     if name in ("ColumnMapping", "IngestPlan"):
         from . import ingest
 
         return getattr(ingest, name)
-    if name in ("aio", "pool"):
+    if name == "partition":
+        from .parallel import partition
+
+        return partition
+    if name in ("aio", "dask", "parallel", "pool"):
         import importlib
 
         return importlib.import_module(f"{__name__}.{name}")
@@ -193,6 +199,7 @@ __all__ = [
     "native_uuid",
     "odbcversion",
     "paramstyle",
+    "partition",
     "secret_attributes",
     "threadsafety",
     "version",

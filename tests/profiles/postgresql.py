@@ -21,6 +21,7 @@ POSTGRESQL = Profile(
         "uuid": "UUID",
         "timestamptz": "TIMESTAMPTZ",  # an instant, read and written in the session's zone
     },
+    shares_snapshot=True,
     getinfo={
         "SQL_DRIVER_NAME": "psqlodbcw.so",
         "SQL_DBMS_NAME": "PostgreSQL",

@@ -303,6 +303,9 @@ class Profile:
     # Arrow: decimal128 of the described scale, and DataError for the value that does not fit.
     # None: no such column.
     numeric_outgrows_description: tuple[str, str] | None = None
+    # N connections can read one snapshot (PostgreSQL: pg_export_snapshot and SET TRANSACTION
+    # SNAPSHOT): a partitioned read with snapshot=True sees the moment it was planned.
+    shares_snapshot: bool = False
     # A NUMERIC of no declared precision (PostgreSQL's `numeric`: any digits, NaN, Infinity),
     # which the driver describes with a precision of its making: Arrow holds its exact text.
     # None: no such type.
