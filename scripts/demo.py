@@ -112,6 +112,29 @@ def export_and_reload(connstring: str, tmp: str) -> None:
             raise SystemExit(f"reload differs: {copy} != {original}")
 
 
+def partitioned_read(connstring: str, rows: int) -> None:
+    """The orders planned as 4 partitions of their date (plus the NULL ones), read over 4
+    connections at once, checked equal to the one-connection read."""
+    try:
+        import pyarrow  # noqa: F401 - the parallel read returns a pyarrow.Table
+    except ImportError:
+        return
+    started = time.perf_counter()
+    with fastodbc.partition(connstring, QUERY, on="placed", partitions=4) as plan:
+        table = plan.read()
+    elapsed = time.perf_counter() - started
+    print(f"\nfastodbc partition: {table.num_rows:,} rows over {len(plan.partitions)} connections "
+          f"in {elapsed:.3f} s ({plan.method} bounds on placed; {plan.consistency})")
+    for line in plan.explain().splitlines()[2:]:
+        print("  " + line.strip())
+    with fastodbc.connect(connstring) as cnxn:
+        whole = cnxn.cursor().execute(QUERY).fetch_arrow_table()
+    same = table.sort_by("id").equals(whole.sort_by("id"))
+    print(f"  equals the one-connection read: {same}")
+    if not same or table.num_rows != rows:
+        raise SystemExit("the partitioned read differs from the one-connection read")
+
+
 def pooled_lookups(connstring: str) -> None:
     """50 tasks x 40 look-ups by key on a pool of 4: each task borrows a connection per look-up
     (`fastodbc.aio`: the driver's work on each connection's own thread), while a 1 ms ticker
@@ -184,6 +207,7 @@ def main() -> int:
               f"= {len(rows) / elapsed:,.0f} rows/s")
         arrow_path(connstring, len(rows), elapsed)
         export_and_reload(connstring, tmp)
+        partitioned_read(connstring, len(rows))
         pooled_lookups(connstring)
         try:
             import pyodbc
