@@ -21,6 +21,7 @@ sys.path.insert(0, str(BENCH))
 
 import report_arrow  # noqa: E402 - bench/ is not a package
 import report_bulk  # noqa: E402
+import report_parallel  # noqa: E402
 import report_pool  # noqa: E402
 from report_base import (  # noqa: E402, F401 - re-exported: bench/history.py and the tests use report.<name>
     BIG,
@@ -776,6 +777,7 @@ def render(results: dict) -> str:
         *report_arrow.section(results),
         *report_bulk.section(results),
         *report_pool.section(results),
+        *report_parallel.section(results),
         "#### Fetch: time of one execute + fetch, median; ratios are time / pyodbc's (lower is faster)",
         "",
         fetch_tables(results),
@@ -835,6 +837,9 @@ FULL_REPORT_ONLY = (
     "100 concurrent tasks",
     "Event loop lag",
     "Cost of an `await`",
+    "`plan.read()` against one connection",
+    "Peers with 4 partitions",
+    "`fastodbc.dask.to_sql` (",
     "ODBC floor",
     "Peak memory",
     "Codec micro-benchmark",

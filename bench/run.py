@@ -14,8 +14,9 @@ the same case, bench/report_arrow.py).
 Case families beyond the fetch cases of issue 3 are selected the same way, by ``--only``: the
 Arrow cases of issue 18 (``--only arrow --only record_batch --only " df"``), the bulk loads and
 exports of issue 19 (``--only ingest --only export``: bench/bulk.py), the pool and asyncio cases
-of issue 20 (``--only pool --only aio``: bench/pooling.py). A run loads only
-the datasets its cases read.
+of issue 20 (``--only pool --only aio``: bench/pooling.py), the partitioned reads of
+``fastodbc.partition`` and ``fastodbc.dask`` (``--only parallel``: bench/partitioning.py). A run loads
+only the datasets its cases read.
 
 PostgreSQL: the benchmark's own persistent cluster (bench/pg.sh), started and stopped here unless
 FASTODBC_BENCH_PG / FASTODBC_BENCH_PG_DSN already point at a server. Datasets are generated and
@@ -53,6 +54,7 @@ sys.path.insert(0, str(BENCH))
 import bulk  # noqa: E402
 import datasets  # noqa: E402
 import history  # noqa: E402
+import partitioning  # noqa: E402
 import pooling  # noqa: E402
 import report  # noqa: E402
 from child import run_child  # noqa: E402
@@ -149,7 +151,7 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
     cfg = CONFIG[scale]
     rows = datasets.SCALES[scale]
     cases = []
-    # MariaDB hosts the bulk load cases only (bench/bulk.py).
+    # MariaDB hosts the bulk load, pool and partitioned read cases only (bulk.py, pooling.py, parallel.py).
     for backend in (b for b in backends if b in NATIVE):
         native = NATIVE[backend]
         if backend == "sqlite":
@@ -266,6 +268,7 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
         )
     cases += bulk.build_cases(scale, backends)
     cases += pooling.build_cases(scale, backends)
+    cases += partitioning.build_cases(scale, backends)
     for i, c in enumerate(cases):
         c["id"] = i
     return cases
@@ -359,7 +362,7 @@ def run_floor(case: dict, p: dict) -> dict:
 
 
 #: The operations that return every row of the case's table (their row count is checked).
-FETCH_OPS = ("fetchall", "iter", "fetchmany", "fetchone", "arrow", "record_batch", "df", "aio_lag")
+FETCH_OPS = ("fetchall", "iter", "fetchmany", "fetchone", "arrow", "record_batch", "df", "aio_lag", *partitioning.OPS)
 
 
 def summarise(case: dict, label: str, reps: list[dict]) -> dict:
@@ -447,6 +450,8 @@ def case_reps(case: dict, reps: int) -> int:
         return max(reps, bulk.REPS[case["op"]])
     elif case["op"] in pooling.OPS:
         return max(reps, pooling.REPS[case["op"]])
+    elif case["op"] in partitioning.OPS:
+        return max(reps, partitioning.REPS[case["op"]])
     short = case["op"] in SHORT_OPS or case["dataset"] in SHORT_DATASETS
     # SQLite's insert takes ~1 s a peer and its ratio sits near the 2x target, where 3-rep
     # medians moved by 20% between runs; PostgreSQL's (pyodbc's ~20 s a rep) keeps the default.
@@ -605,6 +610,9 @@ def machine_info(backends: list[str]) -> dict[str, Any]:
         "psycopg-pool",
         "psutil",
         "PyMySQL",
+        "connectorx",
+        "dask",
+        "SQLAlchemy",
     ):
         try:
             pkgs[name] = version(name)
@@ -668,7 +676,10 @@ def main() -> int:
     ap.add_argument("--scale", choices=sorted(CONFIG), default="quick")
     ap.add_argument("--reps", type=int, help="repetitions per case (default: per scale)")
     ap.add_argument(
-        "--backend", action="append", choices=list(bulk.BACKENDS), help="default: all (MariaDB: the bulk loads only)"
+        "--backend",
+        action="append",
+        choices=list(bulk.BACKENDS),
+        help="default: all (MariaDB: the bulk, pool and parallel cases only)",
     )
     ap.add_argument("--only", action="append", help="run only cases whose '<backend> <dataset> <op>' contains this")
     ap.add_argument("--no-floor", action="store_true", help="skip the odbc-floor runs")
@@ -699,8 +710,9 @@ def main() -> int:
         if args.only:
             cases = [c for c in cases if any(o in f"{c['backend']} {c['dataset']} {c['op']}" for o in args.only)]
         # Only what the cases selected read: the pool and asyncio cases need no dataset, the
-        # ingest cases only their Parquet files and tables.
-        on = {c["backend"] for c in cases if c["op"] not in (*pooling.OPS, "ingest", "ingest_parquet")}
+        # ingest cases only their Parquet files and tables (MariaDB's datasets: partitioning.prepare).
+        skip = (*pooling.OPS, "ingest", "ingest_parquet", "parallel_to_sql")
+        on = {c["backend"] for c in cases if c["op"] not in skip}
         if "sqlite" in on:
             datasets.load_sqlite(args.scale, log=log)
         if "postgresql" in on:
@@ -709,6 +721,7 @@ def main() -> int:
         if bulk_on:
             bulk.prepare(args.scale, bulk_on, log=log)
         pooling.prepare(args.scale, sorted({c["backend"] for c in cases if c["op"] in pooling.OPS}), log=log)
+        partitioning.prepare(args.scale, cases, log=log)
         results["meta"] = {
             "scale": args.scale,
             "reps": reps,

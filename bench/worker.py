@@ -12,7 +12,8 @@ describe, the small-set fetches) run ``inner`` times and report the mean. Python
 stays enabled, as in an application. The bulk loads of issue 19 are bench/worker_bulk.py's; their
 check after the clock adds ``"wrong"`` (the first difference from the input, or null). The pool
 and asyncio cases of issue 20 are bench/worker_pool.py's; they add ``"metrics"`` (figures beside
-the time: the event loop's lag, the sync calls' times, the pools' statistics).
+the time: the event loop's lag, the sync calls' times, the pools' statistics); so do the
+partitioned reads (bench/worker_parallel.py: the client's and the server's CPU time).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bulk_check  # noqa: E402
 import datasets  # noqa: E402 - bench/ is not a package
 import worker_bulk  # noqa: E402
+import worker_parallel  # noqa: E402
 import worker_pool  # noqa: E402
 
 FETCHMANY_SIZE = 10_000
@@ -604,10 +606,12 @@ def main() -> None:
     out: dict[str, Any] = {"seconds": None, "rows": None, "rss_before": None, "maxrss": None, "error": None}
     try:
         check = None
-        if spec["op"] in worker_pool.OPS:
-            # The pool and asyncio cases time themselves (an event loop, threads, a ticker).
+        if spec["op"] in worker_pool.OPS or spec["op"] in worker_parallel.OPS:
+            # The pool and asyncio cases time themselves (an event loop, threads, a ticker), as do
+            # the partitioned reads (the plan before the clock, CPU time from /proc beside it).
             rss0 = rss_now()
-            out.update(worker_pool.measure(spec))
+            measure = worker_pool.measure if spec["op"] in worker_pool.OPS else worker_parallel.measure
+            out.update(measure(spec))
             out["rss_before"] = rss0
             out["maxrss"] = maxrss()
             print(json.dumps(out))

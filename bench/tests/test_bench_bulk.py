@@ -217,8 +217,14 @@ def test_bulk_cases_per_backend(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FASTODBC_BENCH_PG_DSN", "host=h")
     monkeypatch.setenv("FASTODBC_BENCH_MARIADB", "Driver={MariaDB Unicode};Server=m;Port=3307;User=u;Password=p")
     cases = run.build_cases("quick", BACKENDS, floor=False)
-    # MariaDB hosts the bulk cases and the pool cases of issue 20 (bench/pooling.py) only.
-    assert {c["op"] for c in cases if c["backend"] == "mariadb"} == {"ingest", "ingest_parquet", *run.pooling.OPS}
+    # MariaDB hosts the bulk cases, the pool cases of issue 20 (bench/pooling.py) and the
+    # partitioned reads (bench/partitioning.py) only.
+    assert {c["op"] for c in cases if c["backend"] == "mariadb"} == {
+        "ingest",
+        "ingest_parquet",
+        *run.pooling.OPS,
+        *run.partitioning.OPS,
+    }
     for b in BACKENDS:
         (ingest,) = [c for c in cases if c["backend"] == b and c["op"] == "ingest"]
         assert [run.peer_label(p) for p in ingest["peers"]][:3] == [

@@ -201,3 +201,13 @@ def _same_floats(a, b):
     return len(a) == len(b) and all(
         x[0] == y[0] and (x[1] == y[1] or (x[1] != x[1] and y[1] != y[1])) for x, y in zip(a, b, strict=True)
     )
+
+
+def test_one_partition_plans_no_quantiles(backend, keyed, cnxn):
+    # One range needs no bounds: no sort of the key is asked of the database.
+    name = keyed("int", generated_keys("int", 50, seed=15))
+    query = f"SELECT id, k FROM {name}"
+    with fastodbc.partition(backend.connstr, query, on="k", partitions=1) as plan:
+        assert plan.method == "range"
+        assert [p.predicate for p in plan.partitions] == ["k IS NOT NULL", "k IS NULL"][: len(plan.partitions)]
+        assert rows(plan.read()) == rows(whole(cnxn, query))

@@ -166,7 +166,7 @@ def _key_partitions(
                     "use method='quantiles'"
                 )
             found = keys.range_bounds(lo, hi, n)
-            if not found and lo != hi:  # infinities or NaN at the ends: count rows instead
+            if not found and n > 1 and lo != hi:  # infinities or NaN at the ends: count rows instead
                 used = "quantiles"
         if used == "quantiles" and not db.ntile:
             used = "scan"
