@@ -26,7 +26,7 @@ build: deps ## build the extension into .venv (maturin develop --release)
 # The benchmark's instruments (bench/pyext): a distribution of their own, never in fastodbc's
 # wheel; the benchmarks and their tests (bench/tests, run by `make test`) import them.
 bench-ext: deps ## build the benchmark's instruments (module fastodbc_bench) into .venv
-	.venv/bin/maturin develop --release -m bench/pyext/Cargo.toml
+	.venv/bin/maturin develop --release -m bench/pyext/Cargo.toml --target-dir target
 
 demo: build ## run scripts/demo.py
 	.venv/bin/python scripts/demo.py
@@ -41,9 +41,11 @@ test-soak: build ## writers on a pool through a link-cutting proxy, a ledger che
 	bash scripts/test.sh soak
 
 # (wildcard: git keeps no empty dir, so bench/ may be absent from a clone)
-lint: deps ## rustfmt, clippy (-D warnings), ruff
+lint: deps ## rustfmt, clippy (-D warnings), ruff; fastodbc's workspace and the benchmark's
 	cargo fmt --all --check
 	cargo clippy --workspace -- -D warnings
+	cargo fmt --all --check $(BENCH_CARGO_MANIFEST)
+	cargo clippy --workspace $(BENCH_CARGO) -- -D warnings
 	.venv/bin/ruff check $(wildcard python tests bench)
 
 pg-start: deps ## start a throwaway PostgreSQL; then: . build/pg.env
@@ -66,22 +68,25 @@ clean: pg-stop mariadb-stop ## remove build/, target/ and the built extension
 # The bench targets install the peers of bench/requirements.txt and run their own PostgreSQL
 # (bench/pg.sh).
 .PHONY: bench bench-quick bench-check bench-criterion
+# The benchmark's crates are a workspace of their own, built into the root's target/.
+BENCH_CARGO_MANIFEST = --manifest-path bench/Cargo.toml
+BENCH_CARGO = $(BENCH_CARGO_MANIFEST) --target-dir target
 
 bench: build bench-ext ## full benchmark suite vs the peers (~15 min): bench/results/, history.md, BENCHMARKS.md
 	bash bench/setup.sh
-	cargo build --release -p odbc-floor -p codec-bench
+	cargo build --release $(BENCH_CARGO) -p odbc-floor -p codec-bench
 	.venv/bin/python bench/run.py --scale full
 
 bench-quick: build bench-ext ## quick benchmark (~3 min: fewer rows, two floor rowsets): bench/results/, history.md
 	bash bench/setup.sh
-	cargo build --release -p odbc-floor -p codec-bench
+	cargo build --release $(BENCH_CARGO) -p odbc-floor -p codec-bench
 	.venv/bin/python bench/run.py --scale quick
 
 bench-check: deps ## instruction-count gate of the codecs: text, numeric, temporal, params (>10% fails)
-	cargo build --release -p codec-bench
+	cargo build --release $(BENCH_CARGO) -p codec-bench
 	.venv/bin/python bench/instructions.py --check
 
 # Criterion's defaults (3 s warm-up, 5 s measurement, 100,000 resamples a case) would take
 # ~6 minutes for the 38 cases; this is ~1.5 min once built. Reports: target/criterion/.
 bench-criterion: deps ## Criterion timings of the same codec cases, no database (~1.5 min)
-	cargo bench -p codec-criterion --bench codecs -- --warm-up-time 0.5 --measurement-time 1 --nresamples 20000 --noplot
+	cargo bench $(BENCH_CARGO) -p codec-criterion --bench codecs -- --warm-up-time 0.5 --measurement-time 1 --nresamples 20000 --noplot

@@ -62,7 +62,7 @@ def list_cases() -> list[tuple[str, str, int]]:
 def measure(only: list[str] | None = None) -> dict[str, dict[str, float]]:
     """``{group: {case: Ir per value}}``, for the groups in ``only`` if given."""
     if not BINARY.exists():
-        raise SystemExit(f"instructions: {BINARY} is missing (cargo build --release -p codec-bench)")
+        raise SystemExit(f"instructions: {BINARY} is missing (make bench-check builds it)")
     if not shutil.which("valgrind"):
         raise SystemExit("instructions: valgrind is not installed (make deps)")
     cases = list_cases()

@@ -338,7 +338,7 @@ def run_worker(case: dict, p: dict) -> dict:
 def run_floor(case: dict, p: dict) -> dict:
     """odbc-floor in its own process; its RSS peak comes from wait4 (the whole process)."""
     if not FLOOR.exists():
-        return {"error": "odbc-floor not built (cargo build --release -p odbc-floor)"}
+        return {"error": "odbc-floor not built (make bench builds it: bench/Cargo.toml, into target/)"}
     cmd = [str(FLOOR), "--connect", case["cs"], "--sql", case["sql"], "--text", p["text"]]
     cmd += ["--rowset-rows", str(p["rowset"]), "--repeat", "1"] + (["--threaded"] if p.get("threaded") else [])
     proc = run_child(cmd, WORKER_TIMEOUT)

@@ -298,7 +298,8 @@ pub(crate) fn visit<V: Visit>(name: &str, v: V) -> Result<V::Out, String> {
                 ParamValue::Text(s) => s.as_str(),
                 _ => "",
             };
-            if !first.starts_with("{\"0\",\"1\",\"2\",") {
+            // Integers go bare (array_insert.rs's `write_element`: digits need no quotes).
+            if !first.starts_with("{0,1,2,") {
                 return Err(format!("array literal {:?}", &first[..first.len().min(40)]));
             }
             let nulls = |c: usize| {

@@ -148,15 +148,23 @@ impl NumberText {
     /// doubles, keep integers so) is `Int`, which no double holds exactly.
     #[inline]
     pub fn float(b: &[u8]) -> NumberText {
-        if b.len() > 15 {
-            if let NumberText::Int(v) = NumberText::integer(b) {
-                if v.unsigned_abs() > EXACT_INTEGER_LIMIT {
-                    return NumberText::Int(v);
-                }
-            }
-        }
+        // The fast path first: it takes no integer past 2^53 (its `m` stays within it), so
+        // the integer reading below is only tried on the texts it leaves.
         if let Some((v, _)) = simple_float(b) {
             return NumberText::Float(v);
+        }
+        if b.len() > 15 {
+            // Only the integer reading (`integer_words`): `integer`'s fallback for other
+            // texts would read the double that is read below.
+            let mut element = [0u8; 24];
+            if let Some(head) = element.get_mut(..b.len()) {
+                head.copy_from_slice(b);
+                if let Some(v) = Self::integer_words(&element, b.len()) {
+                    if v.unsigned_abs() > EXACT_INTEGER_LIMIT {
+                        return NumberText::Int(v);
+                    }
+                }
+            }
         }
         match std::str::from_utf8(b)
             .ok()

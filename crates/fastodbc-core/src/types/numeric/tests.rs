@@ -252,6 +252,28 @@ fn float_column_text() {
     assert_eq!(NumberText::float(b"1.0e+20"), Float(1e20));
     assert_eq!(NumberText::float(b"42"), Float(42.0));
     assert_eq!(NumberText::float(b"Inf"), Float(f64::INFINITY));
+    // Integers past 2^53 (SQLite's NUMERIC keeps them) stay integers; 2^53 itself and a text
+    // past i64 are doubles.
+    assert_eq!(
+        NumberText::float(b"9007199254740993"),
+        Int(9007199254740993)
+    );
+    assert_eq!(
+        NumberText::float(b"-9223372036854775807"),
+        Int(-9223372036854775807)
+    );
+    assert_eq!(
+        NumberText::float(b"9007199254740992"),
+        Float(9007199254740992.0)
+    );
+    assert_eq!(
+        NumberText::float(b"12345678901234567890"),
+        Float(12345678901234567890.0)
+    );
+    assert_eq!(
+        NumberText::float(b"1234567890123456.5"),
+        Float(1234567890123456.5)
+    );
     for text in [
         &b"abc"[..],
         b"12abc",
