@@ -38,7 +38,11 @@ def canon(profile, spec: Spec, x: Any) -> Any:
     if pa.types.is_dictionary(t):
         t = t.value_type
     if pa.types.is_integer(t):
-        # A NUMERIC column reads as Decimal, a floating-point one (or SQLite's) as float.
+        # A NUMERIC column reads as Decimal, a floating-point one (or SQLite's) as float, and
+        # one whose Arrow type is its text (past decimal128's 38 digits, or psqlODBC's
+        # NUMERIC(28, s): Profile.numeric_text_precision) as str.
+        if isinstance(x, str) and spec.col.kind == "numeric(p,s)":
+            x = decimal.Decimal(x)
         if isinstance(x, (float, decimal.Decimal)) and x == int(x):
             return int(x)
         return x
