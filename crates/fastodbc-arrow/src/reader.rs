@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
-use fastodbc_core::{Error, LoanEnd, ReadAhead, Result, StatementLoan};
+use fastodbc_core::{BlockStream, Blocking, Error, LoanEnd, Result, StatementLoan, Want};
 
 use crate::schema::{schema_of, ArrowColumn};
 use crate::values::Batch;
@@ -49,10 +49,6 @@ pub struct ArrowBatches {
     columns: Vec<ArrowColumn>,
     schema: SchemaRef,
     limits: BatchLimits,
-    /// Next row of the current block to convert.
-    pos: usize,
-    /// Rows of the result before the current block (for messages).
-    rows_before: usize,
     /// The statement went back to its owner (`StatementLoan::end`): drained, failed or closed.
     ended: bool,
     /// A batch was asked for: dropped before that, the reader leaves the result unread.
@@ -66,11 +62,10 @@ pub struct ArrowBatches {
 }
 
 impl ArrowBatches {
-    /// Reads the result of the statement on `loan` from row `pos` of its current block.
+    /// Reads the result of the statement on `loan` from where its stream is.
     pub fn new(
         loan: Arc<StatementLoan>,
         columns: Vec<ArrowColumn>,
-        pos: usize,
         limits: BatchLimits,
     ) -> ArrowBatches {
         let schema = Arc::new(schema_of(&columns));
@@ -82,8 +77,6 @@ impl ArrowBatches {
                 rows: limits.rows.max(1),
                 bytes: limits.bytes.max(1),
             },
-            pos,
-            rows_before: 0,
             ended: false,
             started: false,
             full_batches: 0,
@@ -151,43 +144,36 @@ impl ArrowBatches {
     }
 
     /// Appends rows to `batch` until it is full or the result ends; true at the end.
-    fn fill(&mut self, reader: &mut ReadAhead, batch: &mut Batch) -> Result<bool> {
+    fn fill(&mut self, stream: &mut BlockStream, batch: &mut Batch) -> Result<bool> {
         loop {
-            let len = reader.block().map_or(0, |b| b.len());
-            if let Some(e) = self.interrupt.as_ref().and_then(|stop| stop()) {
-                return Err(e);
+            self.check_interrupt()?;
+            if !stream.has_rows(&Blocking)? {
+                return Ok(true);
             }
-            if self.pos >= len {
-                self.rows_before += len;
-                self.pos = 0;
-                if reader.fetch_block(|join| join())? == 0 {
-                    return Ok(true);
+            self.check_interrupt()?;
+            let room = self.limits.rows - batch.rows;
+            let (wanted, appended) = stream.serve(Want::Stream(room), &Blocking, |rows| {
+                let wanted = rows.range.len();
+                match append_rows(batch, rows.block, rows.range, rows.block_start) {
+                    Ok(appended) => (appended, Ok((wanted, appended))),
+                    Err(e) => (0, Err(e)),
                 }
-                continue;
-            }
-            let start = self.pos;
-            let end = len.min(start + (self.limits.rows - batch.rows));
-            let first_row = self.rows_before;
-            let rest_of_block = end == len;
-            let mut append =
-                |block: &fastodbc_core::RowBlock| append_rows(batch, block, start..end, first_row);
-            // The rest of the block goes into this batch: the next block is fetched meanwhile.
-            let appended = if rest_of_block {
-                reader.read_ahead(append, |join| join())?
-            } else {
-                match reader.block() {
-                    Some(block) => append(block)?,
-                    None => 0,
-                }
-            };
-            self.pos = start + appended;
+            })?;
             self.rows_read.fetch_add(appended, Ordering::Relaxed);
-            if appended < end - start
+            if appended < wanted
                 || batch.rows >= self.limits.rows
                 || batch.bytes() >= self.limits.bytes
             {
                 return Ok(false);
             }
+        }
+    }
+
+    /// The error to stop with, if the cursor was closed or cancelled from another thread.
+    fn check_interrupt(&self) -> Result<()> {
+        match self.interrupt.as_ref().and_then(|stop| stop()) {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
     }
 

@@ -12,7 +12,9 @@ use arrow_array::Array;
 use fastodbc_arrow::{ArrowBatches, ArrowColumn, BatchLimits, TypeOptions};
 use fastodbc_core::plan::{Decoding, TextCodec, DEFAULT_BLOCK_BYTES};
 use fastodbc_core::types::text::to_utf16;
-use fastodbc_core::{Connection, Error, LoanEnd, ReadAhead, Reclaim, Statement, StatementLoan};
+use fastodbc_core::{
+    BlockStream, Blocking, Connection, Error, LoanEnd, Reclaim, Statement, StatementLoan, Want,
+};
 
 fn connect() -> Connection {
     let db = std::env::temp_dir().join(format!("fastodbc-arrow-{}.sqlite", std::process::id()));
@@ -52,8 +54,8 @@ fn reader(conn: &Connection, n: usize, limits: BatchLimits) -> (Arc<StatementLoa
         .iter()
         .map(|p| ArrowColumn::for_plan(p, false, &opts))
         .collect();
-    let loan = Arc::new(StatementLoan::new(ReadAhead::new(stmt)));
-    let batches = ArrowBatches::new(loan.clone(), columns, 0, limits);
+    let loan = Arc::new(StatementLoan::new(BlockStream::new(stmt)));
+    let batches = ArrowBatches::new(loan.clone(), columns, limits);
     (loan, batches)
 }
 
@@ -130,7 +132,7 @@ fn a_reader_dropped_early_closes_the_result_and_gives_the_statement_back() {
         panic!("the statement is given back when the reader drops");
     };
     assert_eq!(end, LoanEnd::Abandoned);
-    let stmt = reader.statement(|join| join());
+    let stmt = reader.statement(&Blocking);
     assert!(stmt.result.is_none(), "the result was closed");
     // The statement runs the next query.
     stmt.reset();
@@ -162,8 +164,10 @@ fn a_reader_dropped_unread_leaves_the_result_where_it_was() {
     assert_eq!(end, LoanEnd::Unread);
     // The result is open and whole: its rows are all still to come.
     let mut rows = 0;
-    while reader.fetch_block(|join| join()).expect("fetch") > 0 {
-        rows += reader.block().map_or(0, |b| b.len());
+    while reader.has_rows(&Blocking).expect("fetch") {
+        rows += reader.serve(Want::Rows(usize::MAX), &Blocking, |r| {
+            (r.range.len(), r.range.len())
+        });
     }
     assert_eq!(rows, 20_000);
 }

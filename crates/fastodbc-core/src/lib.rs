@@ -22,6 +22,7 @@ pub mod read_ahead;
 pub mod redact;
 pub mod sqlscan;
 pub mod statement;
+pub mod stream;
 pub mod types;
 
 pub use block::{Cell, ColumnValues, RowBlock};
@@ -36,3 +37,4 @@ pub use params::{BindOptions, ParamBatch, ParamValue, TextEncoding};
 pub use plan::{ColumnDescription, ColumnPlan, Decoding, ResultPlan, TextCodec, ValueKind};
 pub use read_ahead::ReadAhead;
 pub use statement::{CatalogFunction, ResultSet, Statement, StatementHandle};
+pub use stream::{BlockStream, Blocking, Rows, Waiting, Want};

@@ -9,7 +9,7 @@
 
 use std::sync::{Mutex, TryLockError};
 
-use crate::read_ahead::ReadAhead;
+use crate::stream::{BlockStream, Blocking};
 
 /// The statement of one loan.
 pub struct StatementLoan {
@@ -18,7 +18,7 @@ pub struct StatementLoan {
 
 struct Slot {
     /// The statement; `None` once the owner closed it.
-    reader: Option<ReadAhead>,
+    reader: Option<BlockStream>,
     /// The reader still holds the loan.
     lent: bool,
     /// How the reader ended, once it has.
@@ -43,7 +43,7 @@ pub enum Reclaim {
     Lent,
     /// The reader is done: the statement, and how the reader left its result.
     Back {
-        reader: Box<ReadAhead>,
+        reader: Box<BlockStream>,
         end: LoanEnd,
     },
     /// The statement was freed (the owner closed it meanwhile).
@@ -51,7 +51,7 @@ pub enum Reclaim {
 }
 
 impl StatementLoan {
-    pub fn new(reader: ReadAhead) -> StatementLoan {
+    pub fn new(reader: BlockStream) -> StatementLoan {
         StatementLoan {
             slot: Mutex::new(Slot {
                 reader: Some(reader),
@@ -63,7 +63,7 @@ impl StatementLoan {
 
     /// The reader's use of the statement, waiting for the owner's `try_*` to finish; `None`
     /// when the owner closed it.
-    pub fn with<R>(&self, f: impl FnOnce(&mut ReadAhead) -> R) -> Option<R> {
+    pub fn with<R>(&self, f: impl FnOnce(&mut BlockStream) -> R) -> Option<R> {
         let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
         slot.reader.as_mut().map(f)
     }
@@ -73,7 +73,7 @@ impl StatementLoan {
     pub fn end(&self, end: LoanEnd) {
         let mut slot = self.slot.lock().unwrap_or_else(|p| p.into_inner());
         if let (LoanEnd::Abandoned, Some(reader)) = (end, slot.reader.as_mut()) {
-            reader.statement(|join| join()).close_cursor();
+            reader.statement(&Blocking).close_cursor();
         }
         slot.lent = false;
         slot.end = end;

@@ -11,7 +11,8 @@ use fastodbc_core::sqlscan::count_markers;
 use fastodbc_core::statement::overread_unit;
 use fastodbc_core::types::text::to_utf16;
 use fastodbc_core::{
-    BindOptions, CatalogFunction, LoanEnd, ParamBatch, ReadAhead, Reclaim, Statement, StatementLoan,
+    BindOptions, BlockStream, Blocking, CatalogFunction, LoanEnd, ParamBatch, Reclaim, Statement,
+    StatementLoan, Waiting, Want,
 };
 use fastodbc_pystr::{PreparedRows, RowsPreparation};
 use pyo3::prelude::*;
@@ -35,15 +36,12 @@ pub use ingest::{column_name_limit, IngestSource};
 use shared::{closed_cursor, CursorShared};
 
 pub struct CursorState {
-    /// The statement, wrapped to read long results ahead: iteration leaves the next block
-    /// fetching on a fetch thread while it serves the rows converted from the current one
-    /// (`next_row`).
-    stmt: Option<ReadAhead>,
+    /// The statement and where its result is served from (`BlockStream`, which reads long
+    /// results ahead).
+    stmt: Option<BlockStream>,
     /// The statement lent to an Arrow reader (`fetch_record_batch`): `stmt` is `None` until
     /// the reader is done and the statement is taken back (`Cursor::state`).
     loan: Option<Arc<StatementLoan>>,
-    /// The row of the current block the reader on loan started at.
-    loan_start: usize,
     result: Option<ResultView>,
     rowcount: i64,
     arraysize: usize,
@@ -83,15 +81,13 @@ impl CursorState {
                  read it to the end or close it first.",
             )),
             Some(Reclaim::Back { mut reader, end }) => {
-                let served = reader.block().map_or(0, |b| b.len());
+                // The stream is where the reader left it: at the end when it drained the
+                // result, where it would have started when it read nothing.
                 match (end, self.result.as_mut()) {
-                    // Every row went to Arrow: the result is at its end for rows too.
-                    (LoanEnd::Drained, Some(view)) => view.pos = served,
-                    // Nothing was read (a consumer that only wanted the schema): the rows go
-                    // on from where the reader would have started.
-                    (LoanEnd::Unread, Some(view)) => {
-                        view.pos = self.loan_start;
-                        if let Some(rs) = reader.statement(|join| join()).result.as_mut() {
+                    (LoanEnd::Drained, Some(_)) => {}
+                    // A consumer that only wanted the schema: rows are served again.
+                    (LoanEnd::Unread, Some(_)) => {
+                        if let Some(rs) = reader.statement(&Blocking).result.as_mut() {
                             rs.set_consumer(Arc::new(RowsPreparation));
                         }
                     }
@@ -113,8 +109,8 @@ impl CursorState {
     /// Takes the statement back from the fetch `next_row` left running, waiting for it with
     /// the GIL released: before any other use of the statement, and before it is dropped.
     fn take_back(&mut self, py: Python<'_>) {
-        if let Some(reader) = self.stmt.as_mut() {
-            reader.take_back(|join| py.allow_threads(join));
+        if let Some(stream) = self.stmt.as_mut() {
+            stream.take_back(&ReleaseGil(py));
         }
     }
 }
@@ -203,10 +199,10 @@ impl Cursor {
             };
             let stmt = Statement::new(conn).py(py)?;
             self.shared.cancel.set_handle(py, stmt.handle());
-            st.stmt = Some(ReadAhead::new(stmt));
+            st.stmt = Some(BlockStream::new(stmt));
         }
         match st.stmt.as_mut() {
-            Some(reader) => Ok(reader.statement(|join| py.allow_threads(join))),
+            Some(stream) => Ok(stream.statement(&ReleaseGil(py))),
             None => Err(closed_cursor(py)),
         }
     }
@@ -240,10 +236,13 @@ impl Cursor {
         let view = match (has_result, stmt.result.as_mut()) {
             (true, Some(rs)) => {
                 let user = lock(py, &self.conn().shared.converters);
-                Some(ResultView::new(py, rs, &user, settings.read_ahead, flags)?)
+                Some(ResultView::new(py, rs, &user, flags)?)
             }
             _ => None,
         };
+        if let Some(stream) = st.stmt.as_mut() {
+            stream.start(settings.read_ahead);
+        }
         st.messages = messages;
         st.rowcount = rowcount;
         st.result = view;
@@ -345,12 +344,11 @@ impl Cursor {
 
     /// Serves the next row, fetching a new block when the current one is used up.
     ///
-    /// Rows are converted one per call, except in a long result (`ReadAhead::lend`): there
-    /// the rest of the block is converted at once and the next block is fetched on a fetch
-    /// thread until these rows are served, so iterating overlaps the
-    /// driver's work with the conversion and the caller's loop alike. Those rows wait in
-    /// `ready`; an error converting one of them waits in `failed` until the rows before it
-    /// are served.
+    /// Rows are converted one per call, except in a long result (`Want::Iterate`): there the
+    /// stream hands out the rest of the block at once and fetches the next one on a fetch
+    /// thread until these rows are served, so iterating overlaps the driver's work with the
+    /// conversion and the caller's loop alike. Those rows wait in `ready`; an error converting
+    /// one of them waits in `failed` until the rows before it are served.
     fn next_row(&self, py: Python<'_>, st: &mut CursorState) -> PyResult<Option<PyObject>> {
         let no_results = || errors::programming(py, "No results.  Previous SQL was not a query.");
         let Some(view) = st.result.as_mut() else {
@@ -359,44 +357,31 @@ impl Cursor {
         if let Some(row) = view.take_ready()? {
             return Ok(Some(row));
         }
-        st.take_back(py);
-        let (Some(view), Some(reader)) = (st.result.as_mut(), st.stmt.as_mut()) else {
+        let (Some(view), Some(stream)) = (st.result.as_mut(), st.stmt.as_mut()) else {
             return Err(no_results());
         };
-        let in_block = reader.block().map_or(0, |b| b.len());
-        if view.pos >= in_block {
-            let n = py
-                .allow_threads(|| reader.fetch_block(|join| join()))
-                .py(py)?;
-            view.pos = 0;
-            if n == 0 {
-                return Ok(None);
-            }
+        let waiting = ReleaseGil(py);
+        if !stream.has_rows(&waiting).py(py)? {
+            return Ok(None);
         }
         // Closed or cancelled from another thread while this one waited for a block: its rows
         // are not served.
         self.shared.interrupted(py)?;
-        if view.read_ahead && reader.lend() {
-            // The fetch runs until `take_back`: before any other use of the statement.
-            let Some(block) = reader.block() else {
-                return Ok(None);
-            };
+        stream.serve(Want::Iterate, &waiting, |rows| {
+            if rows.range.len() == 1 {
+                // A row that raises is consumed, as in pyodbc: the next call goes on after it.
+                let prepared = rows.block.notes.get::<PreparedRows>();
+                let row = make_row(py, view, rows.block, prepared, rows.range.start);
+                return (1, row.map(|row| Some(row.unbind())));
+            }
             let mut ready = VecDeque::new();
-            let (at, done) = convert_rows(py, view, block, view.pos..block.len(), |row| {
+            let (at, done) = convert_rows(py, view, rows.block, rows.range.clone(), |row| {
                 ready.push_back(row.unbind());
                 Ok(())
             });
-            (view.pos, view.ready, view.failed) = (at, ready, done.err());
-            return view.take_ready();
-        }
-        let Some(block) = reader.block() else {
-            return Ok(None);
-        };
-        // A row that raises is consumed, as in pyodbc: the next call goes on after it.
-        let prepared = block.notes.get::<PreparedRows>();
-        let row = make_row(py, view, block, prepared, view.pos);
-        view.pos += 1;
-        Ok(Some(row?.unbind()))
+            (view.ready, view.failed) = (ready, done.err());
+            (at - rows.range.start, view.take_ready())
+        })
     }
 
     /// Up to `limit` rows (all when None), converted block by block. An error converting a
@@ -426,45 +411,37 @@ impl Cursor {
         if let Some(e) = view.failed.take() {
             return Err(e);
         }
-        st.take_back(py);
-        let (Some(view), Some(reader)) = (st.result.as_mut(), st.stmt.as_mut()) else {
+        let (Some(view), Some(stream)) = (st.result.as_mut(), st.stmt.as_mut()) else {
             return Err(no_results());
         };
+        let waiting = ReleaseGil(py);
         while left > 0 {
             self.shared.interrupted(py)?;
-            let in_block = reader.block().map_or(0, |b| b.len());
-            if view.pos >= in_block {
-                let n = py
-                    .allow_threads(|| reader.fetch_block(|join| join()))
-                    .py(py)?;
-                view.pos = 0;
-                if n == 0 {
-                    break;
-                }
-            }
-            let Some(len) = reader.block().map(|b| b.len()) else {
+            if !stream.has_rows(&waiting).py(py)? {
                 break;
-            };
-            let start = view.pos;
-            let end = len.min(start.saturating_add(left));
-            let rows = |block: &fastodbc_core::RowBlock| {
-                convert_rows(py, view, block, start..end, |row| out.append(row))
-            };
-            let (at, done) = if view.read_ahead && end == len && left > end - start {
-                // More rows are wanted than this block holds: the next block is fetched while
-                // this one is converted (the GIL released only for the wait at the end).
-                reader.read_ahead(rows, |join| py.allow_threads(join))
-            } else {
-                match reader.block() {
-                    Some(block) => rows(block),
-                    None => break,
-                }
-            };
-            left -= at - start;
-            view.pos = at;
+            }
+            // More rows wanted than the block holds: the stream fetches the next block while
+            // this one is converted (the GIL released only for the wait at the end).
+            let (taken, done) = stream.serve(Want::Rows(left), &waiting, |rows| {
+                let (at, done) = convert_rows(py, view, rows.block, rows.range.clone(), |row| {
+                    out.append(row)
+                });
+                let taken = at - rows.range.start;
+                (taken, (taken, done))
+            });
+            left -= taken;
             done?;
         }
         Ok(out)
+    }
+}
+
+/// The Python consumer's wait for the driver: with the GIL released, so other threads run.
+pub(crate) struct ReleaseGil<'py>(pub(crate) Python<'py>);
+
+impl Waiting for ReleaseGil<'_> {
+    fn wait<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        self.0.allow_threads(f)
     }
 }
 
@@ -501,7 +478,6 @@ impl Cursor {
             CursorState {
                 stmt: None,
                 loan: None,
-                loan_start: 0,
                 result: None,
                 rowcount: -1,
                 arraysize: 1,

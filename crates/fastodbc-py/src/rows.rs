@@ -26,13 +26,10 @@ pub struct ResultView {
     /// No converter runs Python code (no output converter, codec or `uuid.UUID`): the cyclic
     /// collector can pause while a block's rows are built (`CollectorPaused`).
     pause_collector: bool,
-    /// Next row of the block to convert.
-    pub pos: usize,
-    /// Fetch the next block during conversions (`Settings::read_ahead`).
-    pub read_ahead: bool,
-    /// Rows converted ahead of the consumer, served before row `pos` (see `next_row`).
+    /// Rows converted ahead of the consumer, served before the stream's next row (see
+    /// `next_row`).
     pub ready: VecDeque<PyObject>,
-    /// The error converting the row before `pos` raised while rows were converted ahead:
+    /// The error converting the row after `ready`'s raised while rows were converted ahead:
     /// raised when the consumer gets to that row.
     pub failed: Option<PyErr>,
 }
@@ -52,7 +49,6 @@ impl ResultView {
         py: Python<'_>,
         rs: &mut ResultSet,
         user: &HashMap<i16, PyObject>,
-        read_ahead: bool,
         flags: ModuleFlags,
     ) -> PyResult<ResultView> {
         rs.set_consumer(Arc::new(RowsPreparation));
@@ -88,8 +84,6 @@ impl ResultView {
             pause_collector,
             converters,
             names,
-            pos: 0,
-            read_ahead,
             ready: VecDeque::new(),
             failed: None,
         })

@@ -13,7 +13,7 @@ use fastodbc_arrow::{
     ArrowBatches, ArrowColumn, BatchLimits, NarrowDecoder, SessionZone, TypeOptions,
 };
 use fastodbc_core::types::text::to_utf16;
-use fastodbc_core::{ffi, CatalogFunction, Error, Statement, StatementLoan, ValueKind};
+use fastodbc_core::{ffi, Blocking, CatalogFunction, Error, Statement, StatementLoan, ValueKind};
 use pyo3::exceptions::{PyImportError, PyStopIteration};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule};
@@ -360,15 +360,13 @@ impl Cursor {
             return Err(no_results());
         };
         // Rows converted ahead but not served yet, and a failed one, are read again as Arrow.
-        let start = view
-            .pos
-            .saturating_sub(view.ready.len() + usize::from(view.failed.is_some()));
-        let Some(mut reader) = st.stmt.take() else {
+        let unserved = view.ready.len() + usize::from(view.failed.is_some());
+        let Some(mut stream) = st.stmt.take() else {
             return Err(closed_cursor(py));
         };
         let connection = self.conn();
         let described = py.allow_threads(|| {
-            let stmt = reader.statement(|join| join());
+            let stmt = stream.statement(&Blocking);
             let mut opts = TypeOptions {
                 sizes_unreliable: stmt.strategy().plan.sizes_unreliable,
                 narrow: Some(Arc::new(PythonCodecs)),
@@ -417,19 +415,19 @@ impl Cursor {
         let columns = match described {
             Some(Ok(columns)) => columns,
             Some(Err(e)) => {
-                st.stmt = Some(reader);
+                st.stmt = Some(stream);
                 return Err(errors::to_py(py, e));
             }
             None => {
-                st.stmt = Some(reader);
+                st.stmt = Some(stream);
                 return Err(no_results());
             }
         };
         view.ready.clear();
         view.failed = None;
-        let loan = Arc::new(StatementLoan::new(reader));
+        stream.unread(unserved);
+        let loan = Arc::new(StatementLoan::new(stream));
         st.loan = Some(loan.clone());
-        st.loan_start = start;
         let shared = self.shared.clone();
         // Closed or cancelled from another thread: the reader stops at its next block, as
         // iteration does (a close waits for the batch being filled otherwise).
@@ -442,7 +440,7 @@ impl Cursor {
                 None
             }
         });
-        let batches = ArrowBatches::new(loan, columns, start, limits).with_interrupt(interrupt);
+        let batches = ArrowBatches::new(loan, columns, limits).with_interrupt(interrupt);
         let schema = batches.schema();
         let rows_read = batches.rows_read();
         Ok(ArrowReader {
