@@ -114,6 +114,13 @@ def test_value_arrow_cannot_hold_mid_result(db, backend, table, cnxn):
         for w in (text, "amount", "abc"):
             assert w in str(capsule_err.value), (name, w, capsule_err.value)
     assert cur.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] == N
+    # The row is named by its place in the result, whatever was fetched as rows before.
+    for served in (0, 1, 4_321):
+        cur.execute(sql)
+        cur.fetchmany(served)
+        with pytest.raises(db.DataError) as err:
+            cur.fetch_arrow_table()
+        assert f"row {BAD_AT}:" in err.value.args[1], (served, err.value)
 
 
 @pytest.mark.parametrize(
