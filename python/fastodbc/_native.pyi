@@ -5,6 +5,18 @@ from typing import Any
 
 from typing_extensions import Self
 
+class MemoryBudget:
+    @property
+    def block_bytes(self) -> int: ...
+    @property
+    def streamed_bytes(self) -> int: ...
+    @property
+    def arrow_batch_bytes(self) -> int: ...
+    @property
+    def export_batch_bytes(self) -> int: ...
+    @property
+    def param_chunk_bytes(self) -> int: ...
+
 class Connection:
     def __init__(
         self,
@@ -24,6 +36,8 @@ class Connection:
     timeout: int
     fetch_buffer_bytes: int
     read_ahead: bool
+    @property
+    def memory_budget(self) -> MemoryBudget: ...
     def getinfo(self, key: int) -> Any: ...
     def set_attr(self, attr: int, value: int | str | bytes, /) -> None: ...
     @property

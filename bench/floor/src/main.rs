@@ -22,8 +22,8 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use fastodbc_core::plan::DEFAULT_BLOCK_BYTES;
 use fastodbc_core::types::text::to_utf16;
+use fastodbc_core::MemoryBudget;
 use fastodbc_core::{Connection, Decoding, Statement, TextCodec};
 
 struct Args {
@@ -86,9 +86,9 @@ fn run_once(conn: &Connection, args: &Args) -> fastodbc_core::Result<Run> {
         wchar: codec,
     };
     // A row budget is turned into bytes by the plan: rows x (a generous row width) caps it.
-    let block_bytes = match args.rowset_rows {
-        Some(rows) => rows.saturating_mul(1 << 20),
-        None => DEFAULT_BLOCK_BYTES,
+    let budget = match args.rowset_rows {
+        Some(rows) => MemoryBudget::new(rows.saturating_mul(1 << 20)),
+        None => MemoryBudget::DEFAULT,
     };
     let mut started = Instant::now();
     let mut stmt = Statement::new(conn)?;
@@ -96,7 +96,7 @@ fn run_once(conn: &Connection, args: &Args) -> fastodbc_core::Result<Run> {
     // alike): psqlODBC serves a prepared statement's result 25-45% slower, which made the
     // PostgreSQL floors too high until 2026-11-24T21:00Z.
     stmt.exec_direct(&to_utf16(&args.sql))?;
-    stmt.open_result_with_rows(&decoding, block_bytes, args.rowset_rows)?;
+    stmt.open_result_with_rows(&decoding, budget, args.rowset_rows)?;
     let mut rows = 0usize;
     let mut first = None;
     loop {

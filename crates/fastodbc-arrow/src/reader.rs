@@ -9,28 +9,37 @@ use std::sync::Arc;
 
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
-use fastodbc_core::{BlockStream, Blocking, Error, LoanEnd, Result, StatementLoan, Want};
+use fastodbc_core::{
+    BlockStream, Blocking, Error, LoanEnd, MemoryBudget, Result, StatementLoan, Want,
+};
 
 use crate::schema::{schema_of, ArrowColumn};
 use crate::values::Batch;
 
 /// How large a batch grows: it ends at `rows` rows, or once its buffers hold `bytes` (checked
 /// after each block's rows are appended, so a batch passes `bytes` by one block at most: the
-/// block budget, 2 MiB, plus the long values of its rows).
+/// block budget plus the long values of its rows).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BatchLimits {
     pub rows: usize,
     pub bytes: usize,
 }
 
-impl Default for BatchLimits {
-    /// 65,536 rows or 64 MiB: batches large enough that a consumer's per-batch work is noise,
-    /// small enough that a stream's memory stays far below a whole result's.
-    fn default() -> Self {
+impl BatchLimits {
+    /// 65,536 rows, or the budget's share for a batch (`MemoryBudget::arrow_batch_bytes`):
+    /// batches large enough that a consumer's per-batch work is noise, small enough that a
+    /// stream's memory stays far below a whole result's.
+    pub fn for_budget(budget: MemoryBudget) -> BatchLimits {
         BatchLimits {
             rows: 65_536,
-            bytes: 64 * 1024 * 1024,
+            bytes: budget.arrow_batch_bytes(),
         }
+    }
+}
+
+impl Default for BatchLimits {
+    fn default() -> Self {
+        BatchLimits::for_budget(MemoryBudget::DEFAULT)
     }
 }
 

@@ -10,8 +10,9 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
 use arrow_array::Array;
 use fastodbc_arrow::{ArrowBatches, ArrowColumn, BatchLimits, TypeOptions};
-use fastodbc_core::plan::{Decoding, TextCodec, DEFAULT_BLOCK_BYTES};
+use fastodbc_core::plan::{Decoding, TextCodec};
 use fastodbc_core::types::text::to_utf16;
+use fastodbc_core::MemoryBudget;
 use fastodbc_core::{
     BlockStream, Blocking, Connection, Error, LoanEnd, Reclaim, Statement, StatementLoan, Want,
 };
@@ -36,7 +37,7 @@ fn reader(conn: &Connection, n: usize, limits: BatchLimits) -> (Arc<StatementLoa
         wchar: TextCodec::Utf8,
     };
     assert!(stmt
-        .open_result(&utf8, DEFAULT_BLOCK_BYTES, false)
+        .open_result(&utf8, MemoryBudget::DEFAULT, false)
         .expect("describe"));
     let opts = TypeOptions {
         sizes_unreliable: stmt.strategy().plan.sizes_unreliable,

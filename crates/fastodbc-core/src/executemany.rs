@@ -22,8 +22,9 @@ use crate::types::text::to_utf16;
 /// also the largest array. Bounds executemany's extra memory to this many rows (or
 /// `PARAM_CHUNK_BYTES`).
 pub const PARAM_CHUNK_ROWS: usize = 1000;
-/// Byte budget of one chunk of converted parameter rows (`approx_bytes`).
-pub const PARAM_CHUNK_BYTES: usize = 16 * 1024 * 1024;
+/// Byte budget of one chunk of converted parameter rows (`approx_bytes`), unless the caller
+/// gives its own budget's share (`MemoryBudget::param_chunk_bytes`).
+pub const PARAM_CHUNK_BYTES: usize = crate::budget::MemoryBudget::DEFAULT.param_chunk_bytes();
 /// Rows per statement of a column-array INSERT (`ArrayInsert`): its cost per statement is one
 /// round trip, so chunks are larger; `PARAM_CHUNK_BYTES` still bounds them. Extra memory is
 /// then the converted rows plus their array text, about twice the byte budget.

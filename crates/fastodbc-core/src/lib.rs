@@ -5,6 +5,7 @@
 
 pub mod array_insert;
 pub mod block;
+pub mod budget;
 pub mod compiled_insert;
 pub mod connection;
 pub mod connstr;
@@ -26,6 +27,7 @@ pub mod stream;
 pub mod types;
 
 pub use block::{Cell, ColumnValues, RowBlock};
+pub use budget::MemoryBudget;
 pub use connection::{AttrValue, Connection};
 pub use consumer::{BlockConsumer, BlockNotes};
 pub use diagnostics::{ConnectionFailure, DiagRecord, Diagnostics, Error, Result};

@@ -131,11 +131,6 @@ pub struct PlanOptions {
 /// re-read whole like any text.
 const NUMBER_TEXT_BYTES: usize = 24;
 
-/// Budget for one block of bound buffers (data and indicators of all columns). Both Debian
-/// drivers convert UTF-8 to UTF-16 per rowset and slow down sharply past a few MiB of buffers
-/// (docs/driver-notes), and a block this size already amortises each `SQLFetch` over
-/// hundreds of rows.
-pub const DEFAULT_BLOCK_BYTES: usize = 2 * 1024 * 1024;
 /// Upper bound on rows per block, whatever the budget allows.
 pub const MAX_BLOCK_ROWS: usize = 4096;
 

@@ -3,8 +3,9 @@
 //! out it takes, every row of the result is handed out once, in order, with its row number;
 //! rows given back (`unread`) come again; a new result starts from its first row.
 
-use fastodbc_core::plan::{Decoding, TextCodec, DEFAULT_BLOCK_BYTES};
+use fastodbc_core::plan::{Decoding, TextCodec};
 use fastodbc_core::types::text::to_utf16;
+use fastodbc_core::MemoryBudget;
 use fastodbc_core::{BlockStream, Blocking, Cell, Connection, Statement, Want};
 
 fn connect() -> Connection {
@@ -28,7 +29,7 @@ fn count_to(stream: &mut BlockStream, n: usize, read_ahead: bool) {
         wchar: TextCodec::Utf8,
     };
     assert!(stmt
-        .open_result(&decoding, DEFAULT_BLOCK_BYTES, false)
+        .open_result(&decoding, MemoryBudget::DEFAULT, false)
         .expect("describe"));
     stream.start(read_ahead);
 }

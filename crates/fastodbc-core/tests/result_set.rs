@@ -8,8 +8,9 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use fastodbc_core::plan::{Decoding, TextCodec, DEFAULT_BLOCK_BYTES};
+use fastodbc_core::plan::{Decoding, TextCodec};
 use fastodbc_core::types::text::to_utf16;
+use fastodbc_core::MemoryBudget;
 use fastodbc_core::{
     BlockConsumer, BlockNotes, Cell, ColumnValues, Connection, Error, ReadAhead, ResultPlan,
     RowBlock, Statement,
@@ -34,7 +35,7 @@ fn query(stmt: &mut Statement, sql: &str) {
     stmt.reset();
     stmt.exec_direct(&to_utf16(sql)).expect("execute");
     assert!(stmt
-        .open_result(&utf8(), DEFAULT_BLOCK_BYTES, false)
+        .open_result(&utf8(), MemoryBudget::DEFAULT, false)
         .expect("describe"));
 }
 
@@ -297,7 +298,7 @@ fn a_statement_without_a_result_says_so_and_stays_usable() {
     stmt.exec_direct(&to_utf16("CREATE TEMP TABLE t (x)"))
         .expect("create");
     assert!(!stmt
-        .open_result(&utf8(), DEFAULT_BLOCK_BYTES, false)
+        .open_result(&utf8(), MemoryBudget::DEFAULT, false)
         .expect("describe"));
     match stmt.fetch_block() {
         Err(Error::Programming(message)) => assert!(message.contains("No results"), "{message}"),

@@ -6,8 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use fastodbc_core::plan::DEFAULT_BLOCK_BYTES;
-use fastodbc_core::{AttrValue, Decoding, Link, TextCodec, TextEncoding};
+use fastodbc_core::{AttrValue, Decoding, Link, MemoryBudget, TextCodec, TextEncoding};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
@@ -28,7 +27,8 @@ pub struct Settings {
     /// Parameters refused rather than changed by the driver (`Strategy::refuse_nul`,
     /// `Strategy::refuse_nan`).
     pub refuse: Refuse,
-    pub block_bytes: usize,
+    /// Sizes every buffer the connection's cursors fill (`fetch_buffer_bytes` sets it).
+    pub budget: MemoryBudget,
     /// Long results fetch their next block on another thread while the current one is
     /// converted (`fastodbc_core::ReadAhead`).
     pub read_ahead: bool,
@@ -226,7 +226,7 @@ impl Connection {
                 nul: strategy.refuse_nul,
                 nan: strategy.refuse_nan,
             },
-            block_bytes: DEFAULT_BLOCK_BYTES,
+            budget: MemoryBudget::DEFAULT,
             read_ahead: true,
         };
         Ok(Connection {
@@ -561,16 +561,23 @@ impl Connection {
         };
     }
 
-    /// Memory budget in bytes for one fetched block of bound columns.
+    /// The memory budget in bytes of one fetched block of bound columns; every other buffer
+    /// takes its share of it (`memory_budget`).
     #[getter]
     fn get_fetch_buffer_bytes(&self, py: Python<'_>) -> usize {
-        lock(py, &self.shared.settings).block_bytes
+        lock(py, &self.shared.settings).budget.block_bytes()
     }
 
     #[setter]
     fn set_fetch_buffer_bytes(&self, py: Python<'_>, value: usize) {
         self.settings_changed();
-        lock(py, &self.shared.settings).block_bytes = value.max(1);
+        lock(py, &self.shared.settings).budget = MemoryBudget::new(value);
+    }
+
+    /// What the connection's buffers take, each a share of `fetch_buffer_bytes`.
+    #[getter]
+    fn memory_budget(&self, py: Python<'_>) -> crate::budget::MemoryBudget {
+        crate::budget::MemoryBudget::from(lock(py, &self.shared.settings).budget)
     }
 
     /// Whether long results fetch their next block on another thread while Python converts

@@ -226,7 +226,7 @@ impl Cursor {
         let flags = ModuleFlags::read(py);
         let lowercase = lowercase || flags.lowercase;
         let has_result = py
-            .allow_threads(|| stmt.open_result(decoding, settings.block_bytes, lowercase))
+            .allow_threads(|| stmt.open_result(decoding, settings.budget, lowercase))
             .py(py)?;
         let messages = message_tuples(&stmt.messages);
         let float_digits = stmt.strategy().float_digits;
@@ -703,7 +703,7 @@ impl Cursor {
         batch_rows: Option<usize>,
         batch_bytes: Option<usize>,
     ) -> PyResult<ArrowReader> {
-        let limits = arrow::limits(py, batch_rows, batch_bytes)?;
+        let limits = arrow::limits(py, batch_rows, batch_bytes, self.settings(py).budget)?;
         self.arrow_reader(py, limits)
     }
 
@@ -717,7 +717,10 @@ impl Cursor {
     ) -> PyResult<Bound<'py, PyAny>> {
         let reader = Bound::new(
             py,
-            self.arrow_reader(py, fastodbc_arrow::BatchLimits::default())?,
+            self.arrow_reader(
+                py,
+                fastodbc_arrow::BatchLimits::for_budget(self.settings(py).budget),
+            )?,
         )?;
         reader.call_method1("__arrow_c_stream__", (requested_schema,))
     }

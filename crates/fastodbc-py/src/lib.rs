@@ -1,6 +1,7 @@
 //! PyO3 glue for fastodbc: Python classes, GIL release, error mapping and object conversion
 //! over `fastodbc-core`.
 
+mod budget;
 mod cancel;
 mod connection;
 mod convert;
@@ -50,6 +51,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<cursor::Cursor>()?;
     m.add_class::<cursor::ArrowReader>()?;
     m.add_class::<cursor::IngestSource>()?;
+    m.add_class::<budget::MemoryBudget>()?;
     m.add("Row", row::row_type(m.py())?)?;
     m.add_function(wrap_pyfunction!(drivers, m)?)?;
     m.add_function(wrap_pyfunction!(data_sources, m)?)?;

@@ -82,7 +82,6 @@ def run(args: argparse.Namespace) -> int:
     if output != "-":
         _check_writable(Path(output))
     connstr = connection_string("export", args, given)
-    batch_rows, batch_bytes = export_batch_limits(fmt, args.batch_rows, args.batch_bytes)
     parts = OutputParts(output, fmt, args.compression, args.rows_per_file, args.max_file_bytes)
     progress = Progress("export", quiet=args.quiet)
     cancellable = Cancellable()
@@ -99,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
                 warnings.simplefilter("always", PrecisionWarning)
                 cursor.execute(query, *args.param)
             lossy.extend(str(w.message) for w in caught if issubclass(w.category, PrecisionWarning))
+            batch_rows, batch_bytes = export_batch_limits(fmt, args.batch_rows, args.batch_bytes, cnxn.memory_budget)
             reader = cursor.fetch_record_batch(batch_rows, batch_bytes)
             progress.rows_read = lambda: reader.rows_read
             with WriteBehind(parts) as writer:

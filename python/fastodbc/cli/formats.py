@@ -12,10 +12,13 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..csvfile import Replayable, open_csv
 from ..csvfile import Writer as CsvWriter
+
+if TYPE_CHECKING:
+    from .._native import MemoryBudget
 
 FORMATS = {
     ".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".arrow": "arrow", ".feather": "arrow", ".ipc": "arrow"
@@ -30,14 +33,15 @@ FORMAT_NAMES = ("parquet", "csv", "arrow")
 #: dictionary.
 PARQUET_DICTIONARY_BYTES = 64 * 1024
 
-#: An export's batch limits (rows, bytes) by output format, where they differ from the
-#: reader's own (65,536 rows, 64 MiB). A Parquet batch is a row group, and readers prefer row
-#: groups of many rows (DuckDB writes 122,880, pyarrow's ``write_table`` up to 1,048,576); the
-#: writer's work per row group (dictionaries, statistics, headers) is paid half as often: a
-#: PostgreSQL export of 400,000 ``mixed`` rows took 0.96 s with 65,536 rows a group and
-#: 0.91-0.92 s with 131,072. The bytes keep wide rows' batches small: up to three batches are
-#: in memory at once (cli/parts.py).
-EXPORT_BATCH_LIMITS: dict[str, tuple[int, int]] = {"parquet": (131_072, 32 * 1024 * 1024)}
+#: The rows of an export's batch by output format, where they differ from the reader's own
+#: (65,536). A Parquet batch is a row group, and readers prefer row groups of many rows (DuckDB
+#: writes 122,880, pyarrow's ``write_table`` up to 1,048,576); the writer's work per row group
+#: (dictionaries, statistics, headers) is paid half as often: a PostgreSQL export of 400,000
+#: ``mixed`` rows took 0.96 s with 65,536 rows a group and 0.91-0.92 s with 131,072. Such a
+#: format's batch bytes are the memory budget's export share (``MemoryBudget.export_batch_bytes``,
+#: 32 MiB by default), keeping wide rows' batches small: up to three batches are in memory at
+#: once (cli/parts.py).
+ROW_GROUP_ROWS: dict[str, int] = {"parquet": 131_072}
 
 
 def format_of(path: str, given: str | None) -> str | None:
@@ -61,11 +65,14 @@ def preload_writer(fmt: str) -> None:
         pass
 
 
-def export_batch_limits(fmt: str, rows: int | None, nbytes: int | None) -> tuple[int | None, int | None]:
-    """The batch limits of an export to ``fmt``: those given, else the format's own (None:
-    the reader's default)."""
-    default_rows, default_bytes = EXPORT_BATCH_LIMITS.get(fmt, (None, None))
-    return rows or default_rows, nbytes or default_bytes
+def export_batch_limits(
+    fmt: str, rows: int | None, nbytes: int | None, budget: MemoryBudget
+) -> tuple[int | None, int | None]:
+    """The batch limits of an export to ``fmt``: those given, else the format's own, taken
+    from the connection's ``budget`` (None: the reader's default)."""
+    if fmt not in ROW_GROUP_ROWS:
+        return rows, nbytes
+    return rows or ROW_GROUP_ROWS[fmt], nbytes or budget.export_batch_bytes
 
 
 def open_writer(fmt: str, sink: Any, schema: Any, compression: str | None) -> Any:

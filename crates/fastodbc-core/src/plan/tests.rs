@@ -1,4 +1,5 @@
 use super::*;
+use crate::budget::MemoryBudget;
 
 fn desc(sql_type: i16, size: usize) -> ColumnDescription {
     ColumnDescription {
@@ -147,12 +148,18 @@ fn block_rows_follow_the_byte_budget() {
     let cols: Vec<_> = (0..5)
         .map(|_| ColumnPlan::choose(desc(ffi::SQL_VARCHAR, 100), &utf8()))
         .collect();
-    let plan = ResultPlan::new(cols, DEFAULT_BLOCK_BYTES);
-    assert_eq!(plan.block_rows, DEFAULT_BLOCK_BYTES / (5 * (408 + 8)));
+    let plan = ResultPlan::new(cols, MemoryBudget::DEFAULT_BLOCK_BYTES);
+    assert_eq!(
+        plan.block_rows,
+        MemoryBudget::DEFAULT_BLOCK_BYTES / (5 * (408 + 8))
+    );
     let mut cols = vec![ColumnPlan::choose(desc(ffi::SQL_INTEGER, 10), &utf8())];
     cols.push(ColumnPlan::choose(desc(ffi::SQL_LONGVARCHAR, 0), &utf8()));
     cols.push(ColumnPlan::choose(desc(ffi::SQL_INTEGER, 10), &utf8()));
-    let plan = ResultPlan::new(cols, DEFAULT_BLOCK_BYTES);
+    let plan = ResultPlan::new(cols, MemoryBudget::DEFAULT_BLOCK_BYTES);
     assert_eq!((plan.bound, plan.row_at_a_time), (1, true));
-    assert_eq!(plan.block_rows, DEFAULT_BLOCK_BYTES / (16 + 256 + 256));
+    assert_eq!(
+        plan.block_rows,
+        MemoryBudget::DEFAULT_BLOCK_BYTES / (16 + 256 + 256)
+    );
 }

@@ -9,7 +9,6 @@ use super::Statement;
 use crate::diagnostics::{check, DiagRecord, Error, Result};
 use crate::ffi;
 use crate::link::CallKind;
-use crate::plan::DEFAULT_BLOCK_BYTES;
 
 impl Statement {
     /// Fetches the next block. Returns the number of rows in it (0 at the end).
@@ -140,8 +139,9 @@ impl Statement {
             values.clear();
         }
         let mut streamed_bytes = 0usize;
+        let streamed_budget = rs.budget.streamed_bytes();
         let mut n = 0usize;
-        while n < capacity && streamed_bytes <= DEFAULT_BLOCK_BYTES {
+        while n < capacity && streamed_bytes <= streamed_budget {
             clear_fixed_indicators(&mut rs.staging, 1);
             // SAFETY (of fetch_next): the staging buffers are alive in self.result.
             if !fetch_next(h, &mut self.messages)? {

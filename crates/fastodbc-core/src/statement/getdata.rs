@@ -137,7 +137,7 @@ pub(super) fn get_wide_checked(
 }
 
 /// The largest read `get_data` asks for at once (more follows in further reads).
-const MAX_GETDATA_CHUNK: usize = 64 << 20;
+const MAX_GETDATA_CHUNK: usize = crate::budget::MemoryBudget::LONG_VALUE_PIECE;
 
 /// Reads a whole value with `SQLGetData`, in chunks. `None` for NULL.
 pub(super) fn get_data(

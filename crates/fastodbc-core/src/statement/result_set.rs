@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::Statement;
 use crate::block::{buffers_fit, column_buffers, ColumnBuffer, RowBlock};
+use crate::budget::MemoryBudget;
 use crate::consumer::BlockConsumer;
 use crate::diagnostics::{check, Result};
 use crate::ffi;
@@ -15,6 +16,8 @@ use crate::plan::{ColumnPlan, Decoding, ResultPlan, ValueKind};
 /// The current result set: its plan, its block buffers, and how far fetching went.
 pub struct ResultSet {
     pub plan: ResultPlan,
+    /// The memory the result's blocks take (`MemoryBudget::block_bytes`, `streamed_bytes`).
+    pub budget: MemoryBudget,
     /// The block the consumer reads.
     pub block: RowBlock,
     pub exhausted: bool,
@@ -128,26 +131,26 @@ impl Statement {
     pub fn open_result(
         &mut self,
         decoding: &Decoding,
-        block_bytes: usize,
+        budget: MemoryBudget,
         lowercase_names: bool,
     ) -> Result<bool> {
-        self.open_result_sized(decoding, block_bytes, None, lowercase_names)
+        self.open_result_sized(decoding, budget, None, lowercase_names)
     }
 
     /// `open_result` with the rows per block forced (benchmarks of rowset sizes).
     pub fn open_result_with_rows(
         &mut self,
         decoding: &Decoding,
-        block_bytes: usize,
+        budget: MemoryBudget,
         rows: Option<usize>,
     ) -> Result<bool> {
-        self.open_result_sized(decoding, block_bytes, rows, false)
+        self.open_result_sized(decoding, budget, rows, false)
     }
 
     fn open_result_sized(
         &mut self,
         decoding: &Decoding,
-        block_bytes: usize,
+        budget: MemoryBudget,
         rows: Option<usize>,
         lowercase_names: bool,
     ) -> Result<bool> {
@@ -180,7 +183,7 @@ impl Statement {
             }
             columns.push(plan);
         }
-        let mut plan = ResultPlan::new(columns, block_bytes);
+        let mut plan = ResultPlan::new(columns, budget.block_bytes());
         if !self.strategy.getdata_in_block && plan.columns.iter().any(|c| c.may_truncate) {
             // The driver can re-read a truncated value only on the current row: fetch row by
             // row and assemble blocks (SQLite's driver steps through its result anyway, so this
@@ -195,6 +198,7 @@ impl Statement {
         let block = RowBlock::default();
         self.result = Some(ResultSet {
             plan,
+            budget,
             block,
             exhausted: false,
             block_rows: 0,

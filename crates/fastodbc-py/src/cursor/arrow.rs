@@ -13,7 +13,9 @@ use fastodbc_arrow::{
     ArrowBatches, ArrowColumn, BatchLimits, NarrowDecoder, SessionZone, TypeOptions,
 };
 use fastodbc_core::types::text::to_utf16;
-use fastodbc_core::{ffi, Blocking, CatalogFunction, Error, Statement, StatementLoan, ValueKind};
+use fastodbc_core::{
+    ffi, Blocking, CatalogFunction, Error, MemoryBudget, Statement, StatementLoan, ValueKind,
+};
 use pyo3::exceptions::{PyImportError, PyStopIteration};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyCapsule};
@@ -455,13 +457,14 @@ impl Cursor {
     }
 }
 
-/// The limits of a batch: the defaults where not given; zero is refused.
+/// The limits of a batch: the budget's where not given; zero is refused.
 pub(super) fn limits(
     py: Python<'_>,
     batch_rows: Option<usize>,
     batch_bytes: Option<usize>,
+    budget: MemoryBudget,
 ) -> PyResult<BatchLimits> {
-    let default = BatchLimits::default();
+    let default = BatchLimits::for_budget(budget);
     if batch_rows == Some(0) || batch_bytes == Some(0) {
         return Err(errors::programming(
             py,

@@ -4,7 +4,7 @@
 
 use std::sync::atomic::Ordering;
 
-use fastodbc_core::executemany::{approx_bytes, PARAM_CHUNK_BYTES};
+use fastodbc_core::executemany::approx_bytes;
 use fastodbc_core::sqlscan::count_markers;
 use fastodbc_core::{BindOptions, ExecuteMany, ParamValue};
 use pyo3::prelude::*;
@@ -22,12 +22,14 @@ struct RowSource<'py> {
     /// The statement's markers, when scanned: each row must hold that many values.
     markers: Option<usize>,
     refuse: Refuse,
+    /// Converted bytes a chunk holds at most (`MemoryBudget::param_chunk_bytes`).
+    chunk_bytes: usize,
     /// The index of the next row.
     next: usize,
 }
 
 impl<'py> RowSource<'py> {
-    /// The next rows converted, up to `max_rows` or `PARAM_CHUNK_BYTES`; none at the end.
+    /// The next rows converted, up to `max_rows` or `chunk_bytes`; none at the end.
     fn chunk(&mut self, py: Python<'py>, max_rows: usize) -> PyResult<Vec<Vec<ParamValue>>> {
         let mut rows: Vec<Vec<ParamValue>> = Vec::new();
         let mut bytes = 0usize;
@@ -56,7 +58,7 @@ impl<'py> RowSource<'py> {
             }
             self.next += 1;
             rows.push(row);
-            if rows.len() >= max_rows || bytes >= PARAM_CHUNK_BYTES {
+            if rows.len() >= max_rows || bytes >= self.chunk_bytes {
                 break;
             }
         }
@@ -116,6 +118,7 @@ impl Cursor {
             first: Some(first),
             markers,
             refuse: settings.refuse,
+            chunk_bytes: settings.budget.param_chunk_bytes(),
             next: 0,
         };
         loop {
