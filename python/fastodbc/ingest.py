@@ -13,23 +13,19 @@ from typing import TYPE_CHECKING, Any, Literal
 from . import _native
 from .constants import (
     SQL_BIGINT,
-    SQL_BINARY,
     SQL_BIT,
     SQL_CHAR,
     SQL_DBMS_NAME,
     SQL_DBMS_VER,
-    SQL_DOUBLE,
     SQL_IDENTIFIER_QUOTE_CHAR,
     SQL_INTEGER,
     SQL_LONGVARBINARY,
     SQL_LONGVARCHAR,
     SQL_MAX_COLUMN_NAME_LEN,
     SQL_NUMERIC,
-    SQL_REAL,
     SQL_SMALLINT,
     SQL_TINYINT,
     SQL_TXN_CAPABLE,
-    SQL_TYPE_DATE,
     SQL_TYPE_TIME,
     SQL_TYPE_TIMESTAMP,
     SQL_VARBINARY,
@@ -55,24 +51,8 @@ _SQL_TC_ALL = 2
 _SQL_TC_DDL_COMMIT = 3
 
 # Standard names for a type the driver lists no row for in SQLGetTypeInfo.
-_STANDARD_NAMES = {
-    SQL_BIT: "BOOLEAN",
-    SQL_SMALLINT: "SMALLINT",
-    SQL_INTEGER: "INTEGER",
-    SQL_BIGINT: "BIGINT",
-    SQL_REAL: "REAL",
-    SQL_DOUBLE: "DOUBLE PRECISION",
-    SQL_NUMERIC: "NUMERIC",
-    SQL_LONGVARCHAR: "TEXT",
-    SQL_LONGVARBINARY: "BLOB",
-    SQL_TYPE_DATE: "DATE",
-    SQL_TYPE_TIME: "TIME",
-    SQL_TYPE_TIMESTAMP: "TIMESTAMP",
-    SQL_CHAR: "CHAR",
-    SQL_VARCHAR: "VARCHAR",
-    SQL_BINARY: "BINARY",
-    SQL_VARBINARY: "VARBINARY",
-}
+# The standard DDL names, from the type registry (crates/fastodbc-core/src/types/registry.rs).
+_STANDARD_NAMES: dict[int, str] = _native.standard_type_names()
 # Types of a declared length: (n) after the name; past the driver's largest, the long type.
 _SIZED = {SQL_CHAR: SQL_LONGVARCHAR, SQL_VARCHAR: SQL_LONGVARCHAR, SQL_VARBINARY: SQL_LONGVARBINARY}
 # An unsigned integer where the database has no unsigned type of its width: the next wider.

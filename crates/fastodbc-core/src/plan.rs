@@ -3,6 +3,7 @@
 //! buffer width); rows and Arrow output both consume blocks laid out by these plans.
 
 use crate::ffi;
+use crate::types::registry::{self, Carrier, Family};
 
 /// The value a column yields, independent of the consumer (Python objects or Arrow arrays).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,27 +148,12 @@ impl ColumnPlan {
         decoding: &Decoding,
         opts: PlanOptions,
     ) -> ColumnPlan {
-        use ValueKind::*;
         let mut t = desc.sql_type;
         let mut size = desc.size;
-        let text = matches!(
-            t,
-            ffi::SQL_CHAR
-                | ffi::SQL_VARCHAR
-                | ffi::SQL_LONGVARCHAR
-                | ffi::SQL_WCHAR
-                | ffi::SQL_WVARCHAR
-                | ffi::SQL_WLONGVARCHAR
-        );
-        let binary = matches!(
-            t,
-            ffi::SQL_BINARY | ffi::SQL_VARBINARY | ffi::SQL_LONGVARBINARY
-        );
-        let unbounded = matches!(
-            t,
-            ffi::SQL_LONGVARCHAR | ffi::SQL_WLONGVARCHAR | ffi::SQL_LONGVARBINARY
-        ) || size == 0
-            || size.saturating_mul(4) > MAX_BOUND_ELEMENT;
+        let text = registry::is_text(t);
+        let binary = registry::is_binary(t);
+        let unbounded =
+            registry::is_long(t) || size == 0 || size.saturating_mul(4) > MAX_BOUND_ELEMENT;
         let mut may_truncate = false;
         if opts.recoverable && text && unbounded {
             may_truncate = true;
@@ -192,84 +178,60 @@ impl ColumnPlan {
             TextCodec::Utf16 if opts.wide_text_as_utf8 => TextCodec::Utf8,
             other => other.clone(),
         };
-        let (kind, codec, c_type, elem, long) = match t {
-            ffi::SQL_CHAR | ffi::SQL_VARCHAR | ffi::SQL_LONGVARCHAR => {
-                let c = utf8_for_utf16(&decoding.char);
-                let elem = text_elem(&c, size);
-                (
-                    Text,
-                    Some(c.clone()),
-                    c.c_type(),
-                    elem,
-                    t == ffi::SQL_LONGVARCHAR,
-                )
+        let text_in = |c: TextCodec, size: usize| {
+            let elem = text_elem(&c, size);
+            (Some(c.clone()), c.c_type(), elem)
+        };
+        // A driver that converts numbers silently (or sends integers as text) gives their
+        // text, read as the number (`NUMBER_TEXT_BYTES`).
+        let number_text = |family: Family| match family {
+            Family::Integer => opts.numbers_as_text || opts.integers_as_text,
+            Family::Float => opts.numbers_as_text,
+            _ => false,
+        };
+        let (kind, long, (codec, c_type, elem)) = match registry::sql_type(t) {
+            Some(st) if number_text(st.family) => {
+                may_truncate = opts.recoverable;
+                let number = (Some(TextCodec::Utf8), ffi::SQL_C_CHAR, NUMBER_TEXT_BYTES);
+                (st.kind, false, number)
             }
-            ffi::SQL_WCHAR | ffi::SQL_WVARCHAR | ffi::SQL_WLONGVARCHAR => {
-                let c = utf8_for_utf16(&decoding.wchar);
-                let elem = text_elem(&c, size);
-                (
-                    Text,
-                    Some(c.clone()),
-                    c.c_type(),
-                    elem,
-                    t == ffi::SQL_WLONGVARCHAR,
-                )
-            }
-            ffi::SQL_SS_XML => {
-                let c = TextCodec::Utf16;
-                (Text, Some(c), ffi::SQL_C_WCHAR, 0, true)
-            }
-            ffi::SQL_BINARY | ffi::SQL_VARBINARY | ffi::SQL_LONGVARBINARY => (
-                Binary,
-                None,
-                ffi::SQL_C_BINARY,
-                size,
-                t == ffi::SQL_LONGVARBINARY,
+            Some(st) => match st.carrier {
+                Carrier::Text if st.wide => (
+                    st.kind,
+                    st.long,
+                    text_in(utf8_for_utf16(&decoding.wchar), size),
+                ),
+                Carrier::Text => (
+                    st.kind,
+                    st.long,
+                    text_in(utf8_for_utf16(&decoding.char), size),
+                ),
+                Carrier::Utf16 => (st.kind, true, (Some(TextCodec::Utf16), ffi::SQL_C_WCHAR, 0)),
+                Carrier::Bytes => (st.kind, st.long, (None, ffi::SQL_C_BINARY, size)),
+                Carrier::Fixed { c_type, bytes } => (st.kind, false, (None, c_type, bytes)),
+                Carrier::TextForm { bytes } => (
+                    st.kind,
+                    false,
+                    (
+                        Some(TextCodec::Utf8),
+                        ffi::SQL_C_CHAR,
+                        (size + 4).max(bytes),
+                    ),
+                ),
+            },
+            // Anything else (intervals, time zones, driver-specific types): its text form.
+            None => (
+                ValueKind::Text,
+                false,
+                text_in(utf8_for_utf16(&decoding.wchar), size.max(64)),
             ),
-            ffi::SQL_BIT => (Bool, None, ffi::SQL_C_BIT, 1, false),
-            ffi::SQL_TINYINT | ffi::SQL_SMALLINT | ffi::SQL_INTEGER | ffi::SQL_BIGINT
-                if opts.numbers_as_text || opts.integers_as_text =>
-            {
-                may_truncate = opts.recoverable;
-                let c = TextCodec::Utf8;
-                (Int, Some(c), ffi::SQL_C_CHAR, NUMBER_TEXT_BYTES, false)
-            }
-            ffi::SQL_REAL | ffi::SQL_FLOAT | ffi::SQL_DOUBLE if opts.numbers_as_text => {
-                may_truncate = opts.recoverable;
-                let c = TextCodec::Utf8;
-                (Float, Some(c), ffi::SQL_C_CHAR, NUMBER_TEXT_BYTES, false)
-            }
-            ffi::SQL_TINYINT | ffi::SQL_SMALLINT | ffi::SQL_INTEGER | ffi::SQL_BIGINT => {
-                (Int, None, ffi::SQL_C_SBIGINT, 8, false)
-            }
-            ffi::SQL_REAL | ffi::SQL_FLOAT | ffi::SQL_DOUBLE => {
-                (Float, None, ffi::SQL_C_DOUBLE, 8, false)
-            }
-            ffi::SQL_NUMERIC | ffi::SQL_DECIMAL => {
-                // Sign, point, leading zero, terminator; unconstrained numerics report a
-                // nominal precision, so leave room and let truncation recovery do the rest.
-                let elem = (size + 4).max(48);
-                (Decimal, Some(TextCodec::Utf8), ffi::SQL_C_CHAR, elem, false)
-            }
-            ffi::SQL_TYPE_DATE => (Date, None, ffi::SQL_C_TYPE_DATE, 6, false),
-            ffi::SQL_TYPE_TIME | ffi::SQL_SS_TIME2 => {
-                (Time, Some(TextCodec::Utf8), ffi::SQL_C_CHAR, 32, false)
-            }
-            ffi::SQL_TYPE_TIMESTAMP | ffi::SQL_DATETIME => {
-                (Timestamp, None, ffi::SQL_C_TYPE_TIMESTAMP, 16, false)
-            }
-            ffi::SQL_GUID => (Guid, None, ffi::SQL_C_GUID, 16, false),
-            _ => {
-                // Anything else (intervals, time zones, driver-specific types): its text form.
-                let c = utf8_for_utf16(&decoding.wchar);
-                let elem = text_elem(&c, size.max(64));
-                (Text, Some(c.clone()), c.c_type(), elem, false)
-            }
         };
         let streamed = long
             || elem == 0
             || elem > MAX_BOUND_ELEMENT
-            || (opts.wide_text_via_getdata && kind == Text && c_type == ffi::SQL_C_WCHAR);
+            || (opts.wide_text_via_getdata
+                && kind == ValueKind::Text
+                && c_type == ffi::SQL_C_WCHAR);
         // Fixed-size C types are laid out at their own size (drivers ignore the buffer length
         // for them in column-wise arrays); variable ones get 8-byte strides.
         let fixed = !is_variable(c_type);

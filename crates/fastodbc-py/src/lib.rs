@@ -39,6 +39,13 @@ fn data_sources(py: Python<'_>) -> PyResult<Vec<(String, String)>> {
         .py(py)
 }
 
+/// The standard DDL name of each SQL type that has one (the type registry's), for a created
+/// table where the driver lists no type.
+#[pyfunction]
+fn standard_type_names() -> std::collections::HashMap<i16, &'static str> {
+    fastodbc_core::types::registry::standard_names().collect()
+}
+
 /// The exception class pyodbc's SQLSTATE table gives for `sqlstate`.
 #[pyfunction]
 fn exception_class_for_sqlstate(sqlstate: &str) -> &'static str {
@@ -56,6 +63,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(drivers, m)?)?;
     m.add_function(wrap_pyfunction!(data_sources, m)?)?;
     m.add_function(wrap_pyfunction!(exception_class_for_sqlstate, m)?)?;
+    m.add_function(wrap_pyfunction!(standard_type_names, m)?)?;
     m.add_function(wrap_pyfunction!(cursor::column_name_limit, m)?)?;
     Ok(())
 }

@@ -23,6 +23,7 @@ _FORWARDED = (
     "timeout",
     "read_ahead",
     "fetch_buffer_bytes",
+    "memory_budget",
     "maxwrite",
     "setdecoding",
     "getdecoding",

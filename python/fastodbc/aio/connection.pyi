@@ -11,7 +11,7 @@ import pandas
 import polars
 import pyarrow
 
-from .._native import IngestSource, RecordBatchReader, Row
+from .._native import IngestSource, MemoryBudget, RecordBatchReader, Row
 from ..connection import Connection
 from ..cursor import Cursor
 from ..ingest import IngestMode, IngestNan, IngestPlan
@@ -58,6 +58,8 @@ class AsyncConnection(errors.WithErrorClasses):
     timeout: int
     read_ahead: bool
     fetch_buffer_bytes: int
+    @property
+    def memory_budget(self) -> MemoryBudget: ...
     maxwrite: int
     def setdecoding(self, sqltype: int, encoding: str | None=None, ctype: int | None=None) -> None: ...
     def getdecoding(self, sqltype: int) -> tuple[str, int]: ...

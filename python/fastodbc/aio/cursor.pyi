@@ -11,7 +11,7 @@ import pandas
 import polars
 import pyarrow
 
-from .._native import IngestSource, RecordBatchReader, Row
+from .._native import IngestSource, MemoryBudget, RecordBatchReader, Row
 from ..connection import Connection
 from ..cursor import Cursor
 from ..ingest import IngestMode, IngestNan, IngestPlan

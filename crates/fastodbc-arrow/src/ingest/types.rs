@@ -6,6 +6,7 @@
 
 use arrow_schema::{DataType, TimeUnit};
 use fastodbc_core::ffi;
+use fastodbc_core::types::registry::{self, is_binary, is_text};
 
 use super::target::TargetColumn;
 
@@ -228,35 +229,7 @@ fn nines(digits: u32) -> i128 {
 
 /// Where a column's declared size is a limit the driver enforces or would cut at.
 fn limit(t: &TargetColumn, opts: &WriteOptions) -> Option<usize> {
-    let bounded = matches!(
-        t.sql_type,
-        ffi::SQL_CHAR
-            | ffi::SQL_VARCHAR
-            | ffi::SQL_WCHAR
-            | ffi::SQL_WVARCHAR
-            | ffi::SQL_BINARY
-            | ffi::SQL_VARBINARY
-    );
-    (bounded && !opts.sizes_unreliable && t.size > 0).then_some(t.size)
-}
-
-fn is_text(sql_type: i16) -> bool {
-    matches!(
-        sql_type,
-        ffi::SQL_CHAR
-            | ffi::SQL_VARCHAR
-            | ffi::SQL_LONGVARCHAR
-            | ffi::SQL_WCHAR
-            | ffi::SQL_WVARCHAR
-            | ffi::SQL_WLONGVARCHAR
-    )
-}
-
-fn is_binary(sql_type: i16) -> bool {
-    matches!(
-        sql_type,
-        ffi::SQL_BINARY | ffi::SQL_VARBINARY | ffi::SQL_LONGVARBINARY
-    )
+    (registry::is_sized(t.sql_type) && !opts.sizes_unreliable && t.size > 0).then_some(t.size)
 }
 
 /// The digits of a column's fraction of a second, at most what the binding carries.
