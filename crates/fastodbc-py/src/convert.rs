@@ -1,19 +1,21 @@
 //! Fetched values to Python objects: one `Converter` per column, chosen once per result set
-//! from the column plan (and any output converter the user registered for its SQL type).
+//! from the column plan (and any output converter the user registered for its SQL type). The
+//! conversions of each type family are in a module of their own (`numbers`, `temporal`,
+//! `guid`; text is `crate::text`'s), this file dispatches.
 
-use fastodbc_core::types::numeric::{int_of_width, NumberText};
-use fastodbc_core::types::{guid, temporal};
+use fastodbc_core::types::numeric::NumberText;
 use fastodbc_core::{Cell, ColumnPlan, RowBlock, TextCodec, ValueKind};
 use fastodbc_pystr::PreparedRows;
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{
-    PyBool, PyBytes, PyDate, PyDateTime, PyDelta, PyDict, PyFloat, PyInt, PyString, PyTime, PyType,
-};
+use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyString, PyType};
 
 use crate::errors;
 use crate::text;
+
+mod guid;
+mod numbers;
+mod temporal;
 
 /// Python classes the conversions and `description` need, imported once.
 pub struct PyTypes {
@@ -167,14 +169,19 @@ impl Converter {
             Converter::IntText | Converter::FloatText => {
                 // Read on the fetch thread: only the object to build.
                 if let Some(n) = prepared.and_then(|p| p.number(col, row)) {
-                    return number_object(py, n, &[], column);
+                    return numbers::number_object(py, n, &[], column);
                 }
                 if let (Converter::IntText, Some((element, len))) =
                     (self, block.value_in_element(col, row))
                 {
                     return match NumberText::integer_in_element(element, len) {
                         NumberText::Int(v) => Ok(v.into_pyobject(py)?.into_any().unbind()),
-                        n => number_object(py, n, element.get(..len).unwrap_or(element), column),
+                        n => numbers::number_object(
+                            py,
+                            n,
+                            element.get(..len).unwrap_or(element),
+                            column,
+                        ),
                     };
                 }
             }
@@ -209,13 +216,6 @@ impl Converter {
             Cell::Null => return Ok(py.None()),
             Cell::Value(b) => b,
         };
-        let bad = |what: &str| {
-            errors::data_error(
-                py,
-                "22018",
-                format!("column {column:?}: the driver returned an invalid {what}: {b:?}"),
-            )
-        };
         Ok(match self {
             Converter::Utf8Text => match text::str_from_utf8(py, b) {
                 Ok(s) => s?.unbind(),
@@ -230,155 +230,31 @@ impl Converter {
                 .unbind(),
             Converter::Binary => PyBytes::new(py, b).into_any().unbind(),
             Converter::Bool => {
-                let bit = *b.first().ok_or_else(|| bad("bit"))?;
+                let bit = *b.first().ok_or_else(|| invalid(py, column, "bit", b))?;
                 PyBool::new(py, bit != 0).to_owned().into_any().unbind()
             }
-            Converter::Int => {
-                let v = int_of_width(b).ok_or_else(|| bad("integer"))?;
-                v.into_pyobject(py)?.into_any().unbind()
-            }
-            Converter::UInt => {
-                let v = b.first_chunk::<8>().map(|w| u64::from_ne_bytes(*w));
-                v.ok_or_else(|| bad("integer"))?
-                    .into_pyobject(py)?
-                    .into_any()
-                    .unbind()
-            }
-            Converter::IntText => number_object(py, NumberText::integer(b), b, column)?,
-            Converter::FloatText => number_object(py, NumberText::float(b), b, column)?,
-            Converter::Float => {
-                let v = match b.len() {
-                    4 => f32::from_ne_bytes(b.try_into().map_err(|_| bad("real"))?) as f64,
-                    _ => f64::from_ne_bytes(b.try_into().map_err(|_| bad("double"))?),
-                };
-                PyFloat::new(py, v).into_any().unbind()
-            }
-            Converter::Decimal => {
-                let s = std::str::from_utf8(b).map_err(|_| bad("decimal"))?;
-                // Some drivers pad or use a comma in locales; Decimal() rejects anything odd.
-                let s = s.trim();
-                py_types(py)?.decimal.bind(py).call1((s,))?.unbind()
-            }
-            Converter::Date => {
-                if b.len() < 6 {
-                    return Err(bad("date"));
-                }
-                let d = temporal::read_date(b);
-                let text = || format!("{}-{:02}-{:02}", d.year, d.month, d.day);
-                match (u8::try_from(d.month), u8::try_from(d.day)) {
-                    (Ok(month), Ok(day)) => PyDate::new(py, d.year.into(), month, day),
-                    _ => Err(PyValueError::new_err("month or day out of range")),
-                }
-                .map_err(|e| unrepresentable(py, e, column, text()))?
-                .into_any()
-                .unbind()
-            }
-            Converter::Time => match temporal::parse_time(b) {
-                Some((h, m, s, us)) => PyTime::new(py, h, m, s, us, None)?.into_any().unbind(),
-                // Outside a day (MariaDB's TIME is a duration, -838:59:59.999999 to
-                // 838:59:59.999999; PostgreSQL's 24:00:00): a timedelta, which holds it.
-                None => {
-                    let us = temporal::parse_duration(b).ok_or_else(|| bad("time"))?;
-                    let (days, rest) =
-                        (us.div_euclid(86_400_000_000), us.rem_euclid(86_400_000_000));
-                    let (secs, micros) = (rest / 1_000_000, rest % 1_000_000);
-                    let int = |v: i64| i32::try_from(v).map_err(|_| bad("time"));
-                    PyDelta::new(py, int(days)?, int(secs)?, int(micros)?, false)?
-                        .into_any()
-                        .unbind()
-                }
-            },
-            Converter::Timestamp => {
-                if b.len() < 16 {
-                    return Err(bad("timestamp"));
-                }
-                let t = temporal::read_timestamp(b);
-                if !t.fraction.is_multiple_of(1000) {
-                    return Err(errors::data_error(
-                        py,
-                        "22008",
-                        format!("column {column:?}: timestamp has sub-microsecond precision ({} ns), which datetime cannot hold", t.fraction),
-                    ));
-                }
-                let text = || {
-                    format!(
-                        "{}-{:02}-{:02} {:02}:{:02}:{:02}",
-                        t.year, t.month, t.day, t.hour, t.minute, t.second
-                    )
-                };
-                let fields = [t.month, t.day, t.hour, t.minute, t.second].map(u8::try_from);
-                match fields {
-                    [Ok(month), Ok(day), Ok(hour), Ok(minute), Ok(second)] => {
-                        let us = t.fraction / 1000;
-                        PyDateTime::new(
-                            py,
-                            t.year.into(),
-                            month,
-                            day,
-                            hour,
-                            minute,
-                            second,
-                            us,
-                            None,
-                        )
-                    }
-                    _ => Err(PyValueError::new_err("field out of range")),
-                }
-                .map_err(|e| unrepresentable(py, e, column, text()))?
-                .into_any()
-                .unbind()
-            }
-            Converter::Guid | Converter::GuidText if b.len() < 16 => return Err(bad("GUID")),
-            Converter::Guid => {
-                let raw = guid::guid_to_rfc_bytes(b);
-                let kwargs = PyDict::new(py);
-                kwargs.set_item("bytes", PyBytes::new(py, &raw))?;
-                py_types(py)?
-                    .uuid
-                    .bind(py)
-                    .call((), Some(&kwargs))?
-                    .unbind()
-            }
-            Converter::GuidText => {
-                let text = guid::guid_text(&guid::guid_to_rfc_bytes(b));
-                // The text is ASCII hex digits and dashes.
-                PyString::new(py, std::str::from_utf8(&text).map_err(|_| bad("GUID"))?)
-                    .into_any()
-                    .unbind()
-            }
+            Converter::Int => numbers::int(py, b, column)?,
+            Converter::UInt => numbers::uint(py, b, column)?,
+            Converter::IntText => numbers::number_object(py, NumberText::integer(b), b, column)?,
+            Converter::FloatText => numbers::number_object(py, NumberText::float(b), b, column)?,
+            Converter::Float => numbers::float(py, b, column)?,
+            Converter::Decimal => numbers::decimal(py, b, column)?,
+            Converter::Date => temporal::date(py, b, column)?,
+            Converter::Time => temporal::time(py, b, column)?,
+            Converter::Timestamp => temporal::timestamp(py, b, column)?,
+            Converter::Guid => guid::uuid(py, b, column)?,
+            Converter::GuidText => guid::text(py, b, column)?,
             Converter::User(f) => f.bind(py).call1((PyBytes::new(py, b),))?.unbind(),
         })
     }
 }
 
-/// A date or timestamp from the driver that `datetime` cannot hold (year 0 or past 9999, month
-/// or day 0: MariaDB stores them; psqlODBC sends `-infinity` as year -9999) is a `DataError`
-/// at its row, not the `ValueError` of Python's constructor.
-fn unrepresentable(py: Python<'_>, e: PyErr, column: &str, value: String) -> PyErr {
-    if !e.is_instance_of::<PyValueError>(py) {
-        return e;
-    }
-    errors::data_error(
-        py,
-        "22008",
-        format!("column {column:?}: {value} is not a date datetime can hold ({e})"),
-    )
-}
-
-/// A number column's value read from its text: the number, or the text itself.
-#[inline]
-fn number_object(py: Python<'_>, n: NumberText, b: &[u8], column: &str) -> PyResult<PyObject> {
-    Ok(match n {
-        NumberText::Int(v) => v.into_pyobject(py)?.into_any().unbind(),
-        NumberText::Float(v) => PyFloat::new(py, v).into_any().unbind(),
-        NumberText::Text => match text::str_from_utf8(py, b) {
-            Ok(s) => s?.unbind(),
-            Err(e) => return Err(decode_error(py, column, "UTF-8", e.offset)),
-        },
-    })
-}
-
-fn decode_error(py: Python<'_>, column: &str, encoding: &'static str, offset: usize) -> PyErr {
+pub(crate) fn decode_error(
+    py: Python<'_>,
+    column: &str,
+    encoding: &'static str,
+    offset: usize,
+) -> PyErr {
     errors::to_py(
         py,
         fastodbc_core::Error::Decode {
@@ -386,5 +262,14 @@ fn decode_error(py: Python<'_>, column: &str, encoding: &'static str, offset: us
             encoding,
             offset,
         },
+    )
+}
+
+/// The error of a value the driver returned in a form its type cannot have.
+fn invalid(py: Python<'_>, column: &str, what: &str, b: &[u8]) -> PyErr {
+    errors::data_error(
+        py,
+        "22018",
+        format!("column {column:?}: the driver returned an invalid {what}: {b:?}"),
     )
 }
