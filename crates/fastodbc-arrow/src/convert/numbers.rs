@@ -1,0 +1,187 @@
+//! Numbers to Arrow: integers (bound, or read from their text), floats, exact numerics to
+//! `Decimal128` and bits, with the rows path's refusals.
+
+use arrow_buffer::NullBufferBuilder;
+use fastodbc_core::types::numeric::{int_of_width, NumberText};
+use fastodbc_core::{ColumnValues, Result};
+
+use super::Located;
+use crate::schema::IntType;
+
+/// An integer element (`types::numeric::int_of_width`, as the rows path reads it).
+#[inline]
+pub fn int(b: &[u8], row: usize, at: &Located<'_>) -> Result<i64> {
+    int_of_width(b).ok_or_else(|| {
+        at.error(
+            row,
+            "22018",
+            format!("the driver returned an invalid integer {b:?}"),
+        )
+    })
+}
+
+/// A `SQL_C_UBIGINT` element.
+#[inline]
+pub fn uint64(b: &[u8], row: usize, at: &Located<'_>) -> Result<u64> {
+    match b.first_chunk::<8>() {
+        Some(w) => Ok(u64::from_ne_bytes(*w)),
+        None => Err(at.error(
+            row,
+            "22018",
+            format!("the driver returned an invalid integer {b:?}"),
+        )),
+    }
+}
+
+/// The integers of a column fetched as text (SQLite): the canonical integer text SQLite writes.
+/// A REAL or text stored in the column cannot be an int64 value: `DataError`, where the rows
+/// path returns a float or a str.
+pub fn int_texts<T: Default + TryFrom<i64>>(
+    v: &mut Vec<T>,
+    nulls: &mut NullBufferBuilder,
+    values: &ColumnValues<'_>,
+    rows: std::ops::Range<usize>,
+    at: &Located<'_>,
+    t: IntType,
+) -> Result<()> {
+    v.reserve(rows.len());
+    for row in rows {
+        // Read a word at a time where the value lies in its element (24 bytes, as bound).
+        let n = match values {
+            ColumnValues::Variable(c) => match c.elements.indicators.get(row) {
+                Some(&len) if len >= 0 && len as usize <= c.capacity => {
+                    let start = row * c.elements.elem;
+                    match c.elements.data.get(start..start + c.elements.elem) {
+                        Some(element) => {
+                            Some(NumberText::integer_in_element(element, len as usize))
+                        }
+                        None => values.value(row).map(NumberText::integer),
+                    }
+                }
+                _ => values.value(row).map(NumberText::integer),
+            },
+            _ => values.value(row).map(NumberText::integer),
+        };
+        match n {
+            Some(NumberText::Int(x)) => {
+                v.push(at.narrow(x, row, t)?);
+                nulls.append_non_null();
+            }
+            None => {
+                v.push(T::default());
+                nulls.append_null();
+            }
+            Some(_) => {
+                let text = values
+                    .value(row)
+                    .map(String::from_utf8_lossy)
+                    .unwrap_or_default();
+                return Err(at.error(
+                    row,
+                    "22018",
+                    format!("{text:?} is stored in this integer column and is no integer; CAST it in the query"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A double element (`SQL_C_DOUBLE`), or a float's 4 bytes.
+#[inline]
+pub fn float(b: &[u8], row: usize, at: &Located<'_>) -> Result<f64> {
+    if let Some(w) = b.first_chunk::<8>() {
+        return Ok(f64::from_ne_bytes(*w));
+    }
+    match b.first_chunk::<4>() {
+        Some(w) => Ok(f32::from_ne_bytes(*w) as f64),
+        None => Err(at.error(
+            row,
+            "22018",
+            format!("the driver returned an invalid double {b:?}"),
+        )),
+    }
+}
+
+/// A floating-point column fetched as text (SQLite): text that is no number is refused.
+#[inline]
+pub fn float_text(b: &[u8], row: usize, at: &Located<'_>) -> Result<f64> {
+    match NumberText::float(b) {
+        NumberText::Float(v) => Ok(v),
+        // Past 2^53 (`NumberText::float`): a double would change it.
+        NumberText::Int(v) => Err(at.error(
+            row,
+            "22003",
+            format!("the integer {v} is stored in this floating-point column and a double can't hold it exactly; CAST it in the query"),
+        )),
+        NumberText::Text => Err(at.error(
+            row,
+            "22018",
+            format!(
+                "{:?} is stored in this floating-point column and is no number; CAST it in the query",
+                String::from_utf8_lossy(b)
+            ),
+        )),
+    }
+}
+
+/// Decimal text (`-123.4500`) as the `decimal128(precision, scale)` integer: exact or refused
+/// (more digits than the precision, a nonzero digit past the scale, NaN, an exponent).
+pub fn decimal(b: &[u8], precision: u8, scale: i8, row: usize, at: &Located<'_>) -> Result<i128> {
+    let refuse = |why: &str| {
+        at.error(
+            row,
+            "22003",
+            format!(
+                "{:?} {why} decimal128({precision}, {scale}); CAST the column in the query (to a \
+                 NUMERIC of that precision and scale, or to text)",
+                String::from_utf8_lossy(b)
+            ),
+        )
+    };
+    let text = b.trim_ascii();
+    let (negative, digits) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        Some((b'+', rest)) => (false, rest),
+        _ => (false, text),
+    };
+    let (int_part, frac_part) = match digits.iter().position(|&c| c == b'.') {
+        Some(dot) => (&digits[..dot], &digits[dot + 1..]),
+        None => (digits, &digits[..0]),
+    };
+    if int_part.is_empty() && frac_part.is_empty()
+        || !int_part.iter().chain(frac_part).all(u8::is_ascii_digit)
+    {
+        return Err(refuse("is not a plain decimal number for"));
+    }
+    let scale_digits = scale.max(0) as usize;
+    let (kept, cut) = frac_part.split_at(frac_part.len().min(scale_digits));
+    if cut.iter().any(|&c| c != b'0') {
+        return Err(refuse("has more fractional digits than"));
+    }
+    let padding = scale_digits - kept.len();
+    let too_many = || refuse("has more digits than");
+    let mut value: i128 = 0;
+    for &c in int_part.iter().chain(kept) {
+        value = value
+            .checked_mul(10)
+            .and_then(|v| v.checked_add(i128::from(c - b'0')))
+            .ok_or_else(too_many)?;
+    }
+    for _ in 0..padding {
+        value = value.checked_mul(10).ok_or_else(too_many)?;
+    }
+    // 10^38 < i128::MAX: precision is at most 38 (`schema`).
+    if value >= 10i128.pow(u32::from(precision)) {
+        return Err(too_many());
+    }
+    Ok(if negative { -value } else { value })
+}
+
+#[inline]
+pub fn bit(b: &[u8], row: usize, at: &Located<'_>) -> Result<bool> {
+    match b.first() {
+        Some(&bit) => Ok(bit != 0),
+        None => Err(at.error(row, "22018", "the driver returned an empty bit".into())),
+    }
+}
