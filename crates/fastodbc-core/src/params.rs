@@ -1,15 +1,24 @@
 //! Parameters: the bind type table (value kind -> C type, SQL type, size) and column-wise
 //! parameter arrays. `execute` binds a batch of one row and `executemany` batches of many: one
-//! code path for both.
+//! code path for both. The families whose binding depends on the values (text and bytes by
+//! their longest, exact numerics by their digits, times by their fraction) size it in a module
+//! of their own (`text`, `numbers`, `temporal`).
 
 use std::ops::Range;
 
 use crate::diagnostics::{Error, Result};
 use crate::driver::Strategy;
 use crate::ffi;
-use crate::statement::overread_unit;
 use crate::types::guid;
 use crate::types::temporal::{format_date, format_time, format_timestamp};
+
+mod numbers;
+mod temporal;
+mod text;
+
+/// The C type, SQL type, column size, decimal digits and element bytes a parameter column is
+/// bound with (each family's `*_binding`).
+type Binding = (i16, i16, usize, i16, usize);
 
 /// A parameter value, already converted from the caller's object.
 #[derive(Debug, Clone, PartialEq)]
@@ -186,14 +195,6 @@ pub fn split_runs(rows: &[Vec<ParamValue>], max_rows: usize) -> Vec<Range<usize>
     runs
 }
 
-fn decimal_digits_for_time(us: u32) -> i16 {
-    if us == 0 {
-        0
-    } else {
-        6
-    }
-}
-
 impl ParamBatch {
     /// Lays out `rows` (all of one width, kinds consistent per column: see `split_runs`).
     pub fn build(
@@ -267,135 +268,10 @@ fn build_column(
         ),
         Some(ParamKind::Guid) if guid_text => (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR, 36, 0, 40),
         Some(ParamKind::Guid) => (ffi::SQL_C_GUID, ffi::SQL_GUID, 16, 0, 16),
-        Some(ParamKind::Time) => {
-            // Text keeps microseconds; SQL_C_TYPE_TIME has no fraction field.
-            let digits = rows
-                .iter()
-                .map(|r| match &r[c] {
-                    ParamValue::Time(_, _, _, us) => decimal_digits_for_time(*us),
-                    _ => 0,
-                })
-                .max()
-                .unwrap_or(0);
-            let size = if digits > 0 { 15 } else { 8 };
-            if opts.time_as_varchar && digits == 0 && !temporal_varchar {
-                // Whole seconds: a native TIME, which `SELECT ?` returns as a time
-                // (`Strategy::time_as_varchar`).
-                (ffi::SQL_C_TYPE_TIME, ffi::SQL_TYPE_TIME, 8, 0, 6)
-            } else if opts.time_as_varchar {
-                (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR, size, 0, 16)
-            } else {
-                (ffi::SQL_C_CHAR, ffi::SQL_TYPE_TIME, size, digits, 16)
-            }
-        }
-        Some(ParamKind::Decimal) => {
-            let (mut int_digits, mut scale, mut longest) = (1usize, 0i16, 1usize);
-            for r in rows {
-                if let ParamValue::Decimal {
-                    text,
-                    precision,
-                    scale: s,
-                } = &r[c]
-                {
-                    let s = (*s).max(0);
-                    int_digits = int_digits.max((*precision as usize).saturating_sub(s as usize));
-                    scale = scale.max(s);
-                    longest = longest.max(text.len());
-                }
-            }
-            let precision = int_digits + scale as usize;
-            (
-                ffi::SQL_C_CHAR,
-                ffi::SQL_NUMERIC,
-                precision,
-                scale,
-                longest + 1,
-            )
-        }
-        Some(ParamKind::Text) => {
-            let mut longest_units = 0usize;
-            let mut longest_bytes = 0usize;
-            for r in rows {
-                if let ParamValue::Text(s) = &r[c] {
-                    longest_bytes = longest_bytes.max(s.len());
-                    // Characters and UTF-16 units never outnumber UTF-8 bytes: a value no longer
-                    // in bytes than the longest so far can't be longer in either.
-                    if s.len() <= longest_units {
-                        continue;
-                    }
-                    if text == TextEncoding::Utf16 {
-                        longest_units = longest_units.max(s.encode_utf16().count());
-                    } else {
-                        longest_units = longest_units.max(s.chars().count());
-                    }
-                }
-            }
-            if opts.refuse_misread_utf16 {
-                for (i, r) in rows.iter().enumerate() {
-                    if let ParamValue::Text(s) = &r[c] {
-                        if let Some(ch) = s.chars().find(|ch| {
-                            let mut units = [0u16; 2];
-                            ch.encode_utf16(&mut units)
-                                .iter()
-                                .any(|&u| overread_unit(u))
-                        }) {
-                            return Err(Error::Data(format!(
-                                "parameter {} (row {}): the driver would misread {ch:?} \
-                                 (U+{:04X}) in UTF-16 text and store characters past the \
-                                 string's end; send it as UTF-8 (setencoding(encoding='utf-8')) \
-                                 over a UTF-8 connection",
-                                c + 1,
-                                i + 1,
-                                ch as u32
-                            )));
-                        }
-                    }
-                }
-            }
-            let size = longest_units.max(1);
-            let long = size > LONG_PARAM;
-            match text {
-                TextEncoding::Utf16 => (
-                    ffi::SQL_C_WCHAR,
-                    if long {
-                        ffi::SQL_WLONGVARCHAR
-                    } else {
-                        ffi::SQL_WVARCHAR
-                    },
-                    size,
-                    0,
-                    (size + 1) * 2,
-                ),
-                TextEncoding::Utf8 => (
-                    ffi::SQL_C_CHAR,
-                    if long {
-                        ffi::SQL_LONGVARCHAR
-                    } else {
-                        ffi::SQL_VARCHAR
-                    },
-                    size,
-                    0,
-                    longest_bytes + 1,
-                ),
-            }
-        }
-        Some(ParamKind::Bytes) => {
-            let longest = rows
-                .iter()
-                .map(|r| match &r[c] {
-                    ParamValue::Bytes(b) => b.len(),
-                    _ => 0,
-                })
-                .max()
-                .unwrap_or(0)
-                .max(1);
-            let t = if longest > LONG_PARAM * 2 {
-                ffi::SQL_LONGVARBINARY
-            } else {
-                ffi::SQL_VARBINARY
-            };
-            (ffi::SQL_C_BINARY, t, longest, 0, longest)
-        }
+        Some(ParamKind::Time) => temporal::time_binding(rows, c, opts),
+        Some(ParamKind::Decimal) => numbers::decimal_binding(rows, c),
+        Some(ParamKind::Text) => text::text_binding(rows, c, opts)?,
+        Some(ParamKind::Bytes) => text::bytes_binding(rows, c),
     };
     // Fixed-size C types are laid out at their own size: drivers ignore the buffer length for
     // them in column-wise arrays.
@@ -432,53 +308,22 @@ fn build_column(
                 }
                 ParamValue::Int(v) => put(out, &v.to_ne_bytes()),
                 ParamValue::Float(v) => put(out, &v.to_ne_bytes()),
-                ParamValue::Date(d) => put(
-                    out,
-                    &packed::<6>(&[
-                        &d.year.to_ne_bytes(),
-                        &d.month.to_ne_bytes(),
-                        &d.day.to_ne_bytes(),
-                    ]),
-                ),
+                ParamValue::Date(d) => put(out, &temporal::date_bytes(d)),
                 ParamValue::Timestamp(t) if ts_text => {
                     scratch.clear();
                     format_timestamp(&mut scratch, t);
                     put(out, scratch.as_bytes())
                 }
-                ParamValue::Timestamp(t) => put(
-                    out,
-                    &packed::<16>(&[
-                        &t.year.to_ne_bytes(),
-                        &t.month.to_ne_bytes(),
-                        &t.day.to_ne_bytes(),
-                        &t.hour.to_ne_bytes(),
-                        &t.minute.to_ne_bytes(),
-                        &t.second.to_ne_bytes(),
-                        &t.fraction.to_ne_bytes(),
-                    ]),
-                ),
+                ParamValue::Timestamp(t) => put(out, &temporal::timestamp_bytes(t)),
                 ParamValue::Guid(g) if guid_text => {
                     scratch.clear();
                     guid::format_guid(&mut scratch, g);
                     put(out, scratch.as_bytes())
                 }
-                ParamValue::Guid(g) => put(
-                    out,
-                    &packed::<16>(&[
-                        &g.d1.to_ne_bytes(),
-                        &g.d2.to_ne_bytes(),
-                        &g.d3.to_ne_bytes(),
-                        &g.d4,
-                    ]),
-                ),
-                ParamValue::Time(h, m, s, _) if c_type == ffi::SQL_C_TYPE_TIME => put(
-                    out,
-                    &packed::<6>(&[
-                        &u16::from(*h).to_ne_bytes(),
-                        &u16::from(*m).to_ne_bytes(),
-                        &u16::from(*s).to_ne_bytes(),
-                    ]),
-                ),
+                ParamValue::Guid(g) => put(out, &guid_bytes(g)),
+                ParamValue::Time(h, m, s, _) if c_type == ffi::SQL_C_TYPE_TIME => {
+                    put(out, &temporal::time_bytes(*h, *m, *s))
+                }
                 ParamValue::Time(h, m, s, us) => {
                     scratch.clear();
                     format_time(&mut scratch, *h, *m, *s, *us);
@@ -488,14 +333,7 @@ fn build_column(
                 ParamValue::Bytes(b) => put(out, b),
                 ParamValue::Text(s) => match text {
                     TextEncoding::Utf8 => put(out, s.as_bytes()),
-                    TextEncoding::Utf16 => {
-                        let mut k = 0usize;
-                        for u in s.encode_utf16() {
-                            out[k..k + 2].copy_from_slice(&u.to_le_bytes());
-                            k += 2;
-                        }
-                        k
-                    }
+                    TextEncoding::Utf16 => text::put_utf16(out, s),
                 },
             };
         }
@@ -511,6 +349,17 @@ fn build_column(
         }
     }
     Ok(col)
+}
+
+/// A `SQLGUID` as the driver reads it.
+#[inline]
+fn guid_bytes(g: &ffi::SqlGuid) -> [u8; 16] {
+    packed::<16>(&[
+        &g.d1.to_ne_bytes(),
+        &g.d2.to_ne_bytes(),
+        &g.d3.to_ne_bytes(),
+        &g.d4,
+    ])
 }
 
 /// The fields of an ODBC date, timestamp or GUID struct in their native byte order, on the
