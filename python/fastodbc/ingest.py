@@ -156,7 +156,7 @@ def _catalog_facts(cursor: Cursor, table: str, schema: str | None) -> tuple[set[
     """The columns the server's catalog says are NOT NULL, and those whose type declares no
     size, where the driver's answers are not the whole truth (``Strategy::target_catalog_sql``:
     MariaDB's TIMESTAMP NOT NULL reported nullable, psqlODBC's made-up sizes)."""
-    sql = cursor.connection._target_catalog_sql
+    sql = cursor.connection._driver_traits.target_catalog_sql
     if sql is None:
         return set(), set()
     c = cursor.connection.cursor()
@@ -502,7 +502,7 @@ def _load(cursor: Cursor, table: str, source: _native.IngestSource, load: _Load,
     too, and only the load is rolled back, to a savepoint (where the database has them)."""
     conn = cursor.connection
     whole = own or not conn._in_transaction
-    savepoint = "" if whole else conn._load_savepoint
+    savepoint = "" if whole else conn._driver_traits.load_savepoint
     if savepoint:
         _savepoint_command(cursor, savepoint, f"SAVEPOINT {SAVEPOINT}")
     p: IngestPlan | None = None
@@ -597,7 +597,7 @@ def _replace_by_rename(cursor: Cursor, table: str, source: _native.IngestSource,
 
 
 def _savepoint_command(cursor: Cursor, how: str, sql: str) -> None:
-    """Runs a savepoint command as ``Connection._load_savepoint`` says: alone, or in a text
+    """Runs a savepoint command as ``DriverTraits.load_savepoint`` says: alone, or in a text
     of two statements, which psqlODBC does not wrap in a savepoint of its own (there a lone
     one breaks the driver's statement-level rollback: docs/driver-quirks.md)."""
     cursor.execute(f"{sql}; SELECT 1" if how == "one_text" else sql)

@@ -13,6 +13,7 @@ mod params;
 mod row;
 mod rows;
 mod text;
+mod traits;
 
 use pyo3::prelude::*;
 
@@ -50,6 +51,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<cursor::Cursor>()?;
     m.add_class::<cursor::ArrowReader>()?;
     m.add_class::<cursor::IngestSource>()?;
+    m.add_class::<traits::DriverTraits>()?;
+    m.add_class::<connection::TextDecoding>()?;
     m.add("Row", row::row_type(m.py())?)?;
     m.add_function(wrap_pyfunction!(drivers, m)?)?;
     m.add_function(wrap_pyfunction!(data_sources, m)?)?;
