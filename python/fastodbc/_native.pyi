@@ -1,6 +1,10 @@
-"""Type stubs for the Rust extension (crates/fastodbc-py)."""
+"""Type stubs for the Rust extension (crates/fastodbc-py).
+
+The seam is one-way: ``fastodbc`` imports this module, never the reverse. ``link`` hands the
+native code what it uses of the package (``fastodbc/__init__.py`` calls it at import)."""
 
 from collections.abc import Callable, Sequence
+from types import ModuleType
 from typing import Any
 
 from typing_extensions import Self
@@ -159,3 +163,6 @@ def drivers() -> list[str]: ...
 def data_sources() -> list[tuple[str, str]]: ...
 def exception_class_for_sqlstate(sqlstate: str) -> str: ...
 def column_name_limit(dbms_name: str, dbms_version: str, reported: int) -> tuple[int, str] | None: ...
+def link(
+    *, errors: ModuleType, binary_null: object, precision_warning: type[Warning], settings: ModuleType
+) -> None: ...

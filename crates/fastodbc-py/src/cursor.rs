@@ -852,7 +852,9 @@ fn warn_float_digits(py: Python<'_>, rs: &fastodbc_core::ResultSet, digits: u8) 
          printf('%!.17g', column) in the query returns 17 as text",
         names.join(", ")
     );
-    let category = py.import("fastodbc.errors")?.getattr("PrecisionWarning")?;
+    // Not linked (`_native` used alone): Python's UserWarning.
+    let category = crate::linked::precision_warning(py)
+        .unwrap_or_else(|| py.get_type::<pyo3::exceptions::PyUserWarning>().into_any());
     let message = std::ffi::CString::new(message.replace('\0', ""))
         .map_err(|e| errors::programming(py, e.to_string()))?;
     PyErr::warn(py, &category, &message, 1)

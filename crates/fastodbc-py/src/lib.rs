@@ -8,6 +8,7 @@ mod cursor;
 mod errors;
 mod flags;
 mod info;
+mod linked;
 mod lock;
 mod params;
 mod row;
@@ -58,5 +59,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(data_sources, m)?)?;
     m.add_function(wrap_pyfunction!(exception_class_for_sqlstate, m)?)?;
     m.add_function(wrap_pyfunction!(cursor::column_name_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(linked::link, m)?)?;
     Ok(())
 }
