@@ -52,6 +52,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<cursor::Cursor>()?;
     m.add_class::<cursor::ArrowReader>()?;
     m.add_class::<cursor::IngestSource>()?;
+    m.add_class::<cursor::IngestField>()?;
+    m.add_class::<cursor::CreateColumn>()?;
+    m.add_class::<cursor::IngestRequest>()?;
     m.add_class::<traits::DriverTraits>()?;
     m.add_class::<connection::TextDecoding>()?;
     m.add("Row", row::row_type(m.py())?)?;
