@@ -70,7 +70,7 @@ native_uuid = True
 #: Attribute names whose connection-string values are secrets (compared without case): no
 #: message, exception or ``repr`` fastodbc produces shows them, from ``connect`` until the
 #: connection is closed. Add your own: ``fastodbc.secret_attributes.add("AccessToken")``.
-secret_attributes: set[str] = {"PWD", "PASSWORD"}
+secret_attributes: set[str] = set(_native.SECRET_ATTRIBUTES)
 
 # The seam is one-way: native code never imports this package; it is handed, once, what it
 # uses of it (crates/fastodbc-py/src/linked.rs): the exception classes, BinaryNull, the
