@@ -13,27 +13,11 @@ MAKES_DATABASES = backends_where(lambda p: p.create_database_sql)
 
 
 def parse_connstr(connstr: str) -> dict:
-    """'A=1;B={x;y};' -> {'A': '1', 'B': '{x;y}'} (values kept verbatim, braces included)."""
-    out = {}
-    i = 0
-    while i < len(connstr):
-        eq = connstr.index("=", i)
-        key = connstr[i:eq].strip()
-        j = eq + 1
-        if connstr[j : j + 1] == "{":
-            end = connstr.index("}", j)
-            value = connstr[j : end + 1]
-            j = end + 1
-        else:
-            end = connstr.find(";", j)
-            end = len(connstr) if end < 0 else end
-            value = connstr[j:end]
-            j = end
-        out[key] = value
-        i = j + 1 if connstr[j : j + 1] == ";" else j
-        while i < len(connstr) and connstr[i] in "; ":
-            i += 1
-    return out
+    """'A=1;B={x;y};' -> {'A': '1', 'B': '{x;y}'} (values kept verbatim, braces included), read
+    by fastodbc's one parser of connection strings (the Rust core's)."""
+    from fastodbc import _native
+
+    return dict(_native.connstr_attributes(connstr))
 
 
 def test_parse_connstr_helper():

@@ -7,10 +7,11 @@ exception classes behave as pyodbc's do.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from . import _native, connstr
+from . import _native, connstr, errors
 from .connection import Connection
 from .constants import *  # noqa: F403 - pyodbc's module constants
 from .constants import __all__ as _constant_names
@@ -69,7 +70,18 @@ native_uuid = True
 #: Attribute names whose connection-string values are secrets (compared without case): no
 #: message, exception or ``repr`` fastodbc produces shows them, from ``connect`` until the
 #: connection is closed. Add your own: ``fastodbc.secret_attributes.add("AccessToken")``.
-secret_attributes: set[str] = {"PWD", "PASSWORD"}
+secret_attributes: set[str] = set(_native.SECRET_ATTRIBUTES)
+
+# The seam is one-way: native code never imports this package; it is handed, once, what it
+# uses of it (crates/fastodbc-py/src/linked.rs): the exception classes, BinaryNull, the
+# PrecisionWarning category, and this module, whose `lowercase` / `native_uuid` above are the
+# process settings it reads when a result set opens.
+_native.link(
+    errors=errors,
+    binary_null=BinaryNull,
+    precision_warning=PrecisionWarning,
+    settings=sys.modules[__name__],
+)
 
 
 def connect(

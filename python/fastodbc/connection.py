@@ -98,8 +98,8 @@ class Connection(errors.WithErrorClasses, _native.Connection):
 
     def getdecoding(self, sqltype: int) -> tuple[str, int]:
         """``(encoding, ctype)`` used for text columns of ``sqltype``."""
-        kind, name = self._get_decoding(sqltype == SQL_WCHAR)
-        return name, SQL_WCHAR if kind == "utf16" else SQL_CHAR
+        decoding = self._get_decoding(sqltype == SQL_WCHAR)
+        return decoding.name, SQL_WCHAR if decoding.kind == "utf16" else SQL_CHAR
 
     def setencoding(self, encoding: str | None = None, ctype: int | None = None) -> None:
         """Chooses how ``str`` parameters are sent: UTF-16 (SQL_C_WCHAR) or UTF-8 (SQL_C_CHAR)."""

@@ -1,10 +1,12 @@
-"""Building ODBC connection strings from a base string and keyword attributes."""
+"""Building ODBC connection strings from a base string and keyword attributes (the grammar's
+reading and escaping are the Rust core's: ``_native.connstr_attributes`` / ``connstr_escape``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
+from . import _native
 from .errors import InterfaceError
 
 __all__ = ["build", "check_encodable", "escape_value"]
@@ -25,12 +27,10 @@ def escape_value(value: str) -> str:
     braces with every ``}`` doubled (the ODBC rule), so it can neither end its attribute early
     nor inject another one. Other values, including ones with ``}`` or ``=`` inside, are left
     as they are: unixODBC's drivers (psqlODBC, SQLite) take them literally but do not undo the
-    doubling inside braces.
+    doubling inside braces. The grammar has one home, the Rust core's reader of connection
+    strings (``fastodbc_core::connstr``).
     """
-    needs_braces = ";" in value or value.startswith("{") or value != value.strip()
-    if not needs_braces:
-        return value
-    return "{" + value.replace("}", "}}") + "}"
+    return _native.connstr_escape(value)
 
 
 def _format(value: Any) -> str:

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -136,7 +137,7 @@ def _catalog_facts(cursor: Cursor, table: str, schema: str | None) -> tuple[set[
     """The columns the server's catalog says are NOT NULL, and those whose type declares no
     size, where the driver's answers are not the whole truth (``Strategy::target_catalog_sql``:
     MariaDB's TIMESTAMP NOT NULL reported nullable, psqlODBC's made-up sizes)."""
-    sql = cursor.connection._target_catalog_sql
+    sql = cursor.connection._driver_traits.target_catalog_sql
     if sql is None:
         return set(), set()
     c = cursor.connection.cursor()
@@ -297,7 +298,7 @@ def plan(
     conn = cursor.connection
     dbms = (str(conn.getinfo(SQL_DBMS_NAME) or ""), str(conn.getinfo(SQL_DBMS_VER) or ""))
     fields = source.fields(*dbms)
-    names = [f[0] for f in fields]
+    names = [f.name for f in fields]
     unknown = sorted(set(column_types or {}) - set(names))
     if unknown:
         raise ProgrammingError(
@@ -321,26 +322,29 @@ def plan(
             defs = []
             sql_types = []
             for i, target in pairs:
-                name, arrow_type, nullable, wanted = fields[i]
+                f = fields[i]
+                name = f.name
                 given = (column_types or {}).get(name)
                 if given is not None:
                     # The user's definition, as written: NOT NULL too if wanted.
                     sql_types.append(given)
                     defs.append(f"{quote(target)} {given}")
                     continue
-                if isinstance(wanted, str):
+                c = f.create
+                if c is None:
                     raise DataError(
                         "22000",
-                        f"input column {name!r} ({arrow_type}) cannot be created: {wanted}; "
+                        f"input column {name!r} ({f.arrow_type}) cannot be created: {f.create_error}; "
                         "give its type with column_types",
                     )
-                sql_type = typenames.name(*wanted)
+                sql_type = typenames.name(c.sql_type, c.unsigned, c.precision, c.scale, c.zoned, c.length, c.native)
                 sql_types.append(sql_type)
-                defs.append(f"{quote(target)} {sql_type}{'' if nullable else ' NOT NULL'}")
+                defs.append(f"{quote(target)} {sql_type}{'' if f.nullable else ' NOT NULL'}")
         finally:
             typenames.close()
         create_sql = f"CREATE TABLE {qualified} ({', '.join(defs)})"
-        not_null = {target for i, target in pairs if not fields[i][2] and fields[i][0] not in (column_types or {})}
+        given_types = column_types or {}
+        not_null = {t for i, t in pairs if not fields[i].nullable and fields[i].name not in given_types}
         # A type created with no size (interval, json, text) has none, whatever size the driver
         # describes it with (psqlODBC: interval as VARCHAR(32), `Quirks::made_up_sizes`).
         sizeless = {target for (_, target), t in zip(pairs, sql_types, strict=True) if "(" not in t}
@@ -359,7 +363,10 @@ def plan(
         create_sql=create_sql,
         select_sql=f"SELECT {targets} FROM {qualified} WHERE 1 = 0",
         insert_sql=f"INSERT INTO {qualified} ({targets}) VALUES ({markers})",
-        columns=[ColumnMapping(fields[i][0], t, fields[i][1], s) for (i, t), s in zip(pairs, sql_types, strict=True)],
+        columns=[
+            ColumnMapping(fields[i].name, t, fields[i].arrow_type, s)
+            for (i, t), s in zip(pairs, sql_types, strict=True)
+        ],
         source_indices=[i for i, _ in pairs],
         not_null=[t in not_null for _, t in pairs],
         sizeless=[t in sizeless for _, t in pairs],
@@ -448,7 +455,16 @@ def ingest(
             "load, or load with autocommit on (the load is then a transaction of its own)",
         )
     source = source_of(data)
-    load = _Load(mode, columns, column_types, schema, batch_rows, batch_bytes, commit_every, nan)
+    load = _Load(
+        mode=mode,
+        columns=columns,
+        column_types=column_types,
+        schema=schema,
+        batch_rows=batch_rows,
+        batch_bytes=batch_bytes,
+        commit_every=commit_every,
+        nan=nan,
+    )
     if not conn.autocommit:
         return _load(cursor, table, source, load, commit=commit, own=False)
     # Autocommit: the load is a transaction of its own, committed at its end.
@@ -482,7 +498,7 @@ def _load(cursor: Cursor, table: str, source: _native.IngestSource, load: _Load,
     too, and only the load is rolled back, to a savepoint (where the database has them)."""
     conn = cursor.connection
     whole = own or not conn._in_transaction
-    savepoint = "" if whole else conn._load_savepoint
+    savepoint = "" if whole else conn._driver_traits.load_savepoint
     if savepoint:
         _savepoint_command(cursor, savepoint, f"SAVEPOINT {SAVEPOINT}")
     p: IngestPlan | None = None
@@ -518,16 +534,18 @@ def _load(cursor: Cursor, table: str, source: _native.IngestSource, load: _Load,
                 cursor.execute(p.create_sql)
                 created = True
             rows = cursor._ingest(
-                source,
-                p.select_sql,
-                p.insert_sql,
-                p.source_indices,
-                p.not_null,
-                load.batch_rows,
-                load.batch_bytes,
-                load.commit_every,
-                p.sizeless,
-                load.nan == "null",
+                _native.IngestRequest(
+                    source=source,
+                    select_sql=p.select_sql,
+                    insert_sql=p.insert_sql,
+                    source_indices=p.source_indices,
+                    not_null=p.not_null,
+                    sizeless=p.sizeless,
+                    batch_rows=load.batch_rows,
+                    batch_bytes=load.batch_bytes,
+                    commit_every=load.commit_every,
+                    nan_as_null=load.nan == "null",
+                )
             )
         if savepoint:
             _savepoint_command(cursor, savepoint, f"RELEASE SAVEPOINT {SAVEPOINT}")
@@ -558,16 +576,7 @@ def _replace_by_rename(cursor: Cursor, table: str, source: _native.IngestSource,
     staged = f"{quote(schema) + '.' if schema else ''}{quote(staging)}"
     if _table_exists(cursor, staging, schema):
         cursor.execute(f"DROP TABLE {staged}")
-    staging_load = _Load(
-        "create",
-        load.columns,
-        load.column_types,
-        schema,
-        load.batch_rows,
-        load.batch_bytes,
-        load.commit_every,
-        load.nan,
-    )
+    staging_load = dataclasses.replace(load, mode="create")
     rows = _load(cursor, staging, source, staging_load, commit=True, own=True)
     cursor.execute(p.drop_sql or "")
     # ALTER TABLE ... RENAME TO: the same words on MariaDB, PostgreSQL and SQLite.
@@ -577,7 +586,7 @@ def _replace_by_rename(cursor: Cursor, table: str, source: _native.IngestSource,
 
 
 def _savepoint_command(cursor: Cursor, how: str, sql: str) -> None:
-    """Runs a savepoint command as ``Connection._load_savepoint`` says: alone, or in a text
+    """Runs a savepoint command as ``DriverTraits.load_savepoint`` says: alone, or in a text
     of two statements, which psqlODBC does not wrap in a savepoint of its own (there a lone
     one breaks the driver's statement-level rollback: docs/driver-quirks.md)."""
     cursor.execute(f"{sql}; SELECT 1" if how == "one_text" else sql)

@@ -1,10 +1,13 @@
 //! Reading connection strings the way the driver manager does, for two checks made before it
-//! sees one: which values are secrets (`redact`), and whether it would overflow unixODBC.
+//! sees one: which values are secrets (`redact`), and whether it would overflow unixODBC; and
+//! writing a value so it reads back whole (`escape_value`). The one home of the grammar: the
+//! Python layer calls these (`_native.connstr_attributes`, `_native.connstr_escape`).
 
 use crate::diagnostics::{Error, Result};
 
 /// Attribute names whose values are secrets in every connection string (compared without
-/// case). `Connection::connect` takes more from the caller (`fastodbc.secret_attributes`).
+/// case). `Connection::connect` takes more from the caller (`fastodbc.secret_attributes`,
+/// which starts from this list: `_native.SECRET_ATTRIBUTES`).
 pub const SECRET_ATTRIBUTES: &[&str] = &["PWD", "PASSWORD"];
 
 /// Longest `DRIVER` value unixODBC 2.3.11 copies safely: it keeps the value in a 1,001-byte
@@ -72,6 +75,32 @@ fn inner(raw: &str) -> &str {
     raw.strip_prefix('{')
         .map(|s| s.strip_suffix('}').unwrap_or(s))
         .unwrap_or(raw)
+}
+
+/// Python's `str.isspace`, which `escape_value` keeps the Python layer's rule with: Unicode
+/// white space and the separators U+001C..U+001F.
+fn is_py_space(c: char) -> bool {
+    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
+}
+
+/// `value` as a connection-string attribute value. A value that contains `;`, starts with `{`
+/// or has surrounding white space is wrapped in braces with every `}` doubled (the ODBC rule),
+/// so it can neither end its attribute early nor inject another one. Other values, including
+/// ones with `}` or `=` inside, are left as they are: unixODBC's drivers (psqlODBC, SQLite)
+/// take them literally but do not undo the doubling inside braces.
+pub fn escape_value(value: &str) -> std::borrow::Cow<'_, str> {
+    if !needs_braces(value) {
+        return std::borrow::Cow::Borrowed(value);
+    }
+    std::borrow::Cow::Owned(format!("{{{}}}", value.replace('}', "}}")))
+}
+
+/// Whether `escape_value` wraps `value` in braces.
+pub fn needs_braces(value: &str) -> bool {
+    value.contains(';')
+        || value.starts_with('{')
+        || value.starts_with(is_py_space)
+        || value.ends_with(is_py_space)
 }
 
 /// Refuses a connection string that would crash the driver manager (`MAX_DRIVER_BYTES`).
@@ -210,6 +239,27 @@ mod tests {
             secret_values("AppToken=t0k;PWD=p", &["apptoken".into()]),
             ["t0k", "p"]
         );
+    }
+
+    #[test]
+    fn an_escaped_value_reads_back_whole() {
+        assert_eq!(escape_value("plain}=x"), "plain}=x");
+        assert_eq!(escape_value("a;b}c"), "{a;b}}c}");
+        assert_eq!(escape_value("{x"), "{{x}");
+        assert_eq!(escape_value(" x"), "{ x}");
+        assert_eq!(escape_value("x\u{1f}"), "{x\u{1f}}");
+        assert_eq!(escape_value(""), "");
+        for value in ["a;b}c", "{x}", " spaced ", "p}}q;r", "x"] {
+            let text = format!("K={};Next=1", escape_value(value));
+            let a = attributes(&text);
+            assert_eq!(a.len(), 2, "{text}");
+            let read = if a[0].raw.starts_with('{') {
+                inner(a[0].raw).replace("}}", "}")
+            } else {
+                a[0].raw.to_string()
+            };
+            assert_eq!(read, value, "{text}");
+        }
     }
 
     #[test]

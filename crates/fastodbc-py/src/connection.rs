@@ -14,6 +14,7 @@ use crate::errors::{self, IntoPyResult};
 use crate::info;
 use crate::lock::{lock, lock_within};
 use crate::params::Refuse;
+use crate::traits::DriverTraits;
 
 /// How long `close()` waits for a call using the connection (after cancelling it) before it
 /// gives the call up, shutting down the link it waits on (`Link::give_up_all`).
@@ -169,6 +170,24 @@ fn parse_codec(kind: &str, name: &str) -> TextCodec {
         "utf16" => TextCodec::Utf16,
         "utf8" => TextCodec::Utf8,
         _ => TextCodec::Narrow(name.to_owned()),
+    }
+}
+
+/// A text decoding as `Connection._get_decoding` gives it.
+#[pyclass(frozen, module = "fastodbc._native", name = "TextDecoding")]
+pub struct TextDecoding {
+    /// "utf8", "utf16" or "codec" (narrow bytes decoded by the Python codec `name`).
+    #[pyo3(get)]
+    kind: &'static str,
+    /// The codec's name ("utf-8", "utf-16le" or the one given).
+    #[pyo3(get)]
+    name: String,
+}
+
+#[pymethods]
+impl TextDecoding {
+    fn __repr__(&self) -> String {
+        format!("TextDecoding(kind={:?}, name={:?})", self.kind, self.name)
     }
 }
 
@@ -359,96 +378,13 @@ impl Connection {
         }
     }
 
-    /// What fastodbc makes of the driver: (text fetched as UTF-8, `str` parameters holding a
-    /// NUL refused, truncated values re-read within a block) (`Strategy`).
+    /// What fastodbc makes of the driver (`DriverTraits`), for the Python layer: the load's
+    /// savepoints and catalog query, the pool's liveness check, the CLI's session zone.
     #[getter]
-    fn _driver_traits(&self, py: Python<'_>) -> PyResult<(bool, bool, bool)> {
+    fn _driver_traits(&self, py: Python<'_>) -> PyResult<DriverTraits> {
         let guard = lock(py, &self.shared.conn);
         match guard.as_ref() {
-            Some(c) => Ok((
-                c.strategy.text_as_utf8,
-                c.strategy.refuse_nul,
-                c.strategy.getdata_in_block,
-            )),
-            None => Err(errors::programming(
-                py,
-                "Attempt to use a closed connection.",
-            )),
-        }
-    }
-
-    /// Significant digits the driver keeps of a double it returns, 0 for all of them
-    /// (`Strategy::float_digits`): results with floating-point columns warn where it is not 0.
-    #[getter]
-    fn _float_digits(&self, py: Python<'_>) -> PyResult<u8> {
-        let guard = lock(py, &self.shared.conn);
-        match guard.as_ref() {
-            Some(c) => Ok(c.strategy.float_digits),
-            None => Err(errors::programming(
-                py,
-                "Attempt to use a closed connection.",
-            )),
-        }
-    }
-
-    /// When `SQL_ATTR_CONNECTION_DEAD` is worth reading, for a pool: "probe" (true, one
-    /// round trip), "status" (free, blind to a session killed since the last call), "local"
-    /// (free and true: an in-process database) or "unknown" (`Strategy::liveness`).
-    #[getter]
-    fn _liveness(&self, py: Python<'_>) -> PyResult<&'static str> {
-        let guard = lock(py, &self.shared.conn);
-        match guard.as_ref() {
-            Some(c) => Ok(c.strategy.liveness.name()),
-            None => Err(errors::programming(
-                py,
-                "Attempt to use a closed connection.",
-            )),
-        }
-    }
-
-    /// The catalog query a load reads its target's columns with (`Strategy::target_catalog_sql`),
-    /// or None.
-    #[getter]
-    fn _target_catalog_sql(&self, py: Python<'_>) -> PyResult<Option<&'static str>> {
-        let guard = lock(py, &self.shared.conn);
-        match guard.as_ref() {
-            Some(c) => Ok(c.strategy.target_catalog_sql),
-            None => Err(errors::programming(
-                py,
-                "Attempt to use a closed connection.",
-            )),
-        }
-    }
-
-    /// The statement giving zoned timestamps as exact UTC wall times
-    /// (`Strategy::instants_session_sql`), or None.
-    #[getter]
-    fn _instants_session_sql(&self, py: Python<'_>) -> PyResult<Option<&'static str>> {
-        let guard = lock(py, &self.shared.conn);
-        match guard.as_ref() {
-            Some(c) => Ok(c.strategy.instants_session_sql),
-            None => Err(errors::programming(
-                py,
-                "Attempt to use a closed connection.",
-            )),
-        }
-    }
-
-    /// How a load inside the caller's transaction is bracketed by a savepoint: "" (none: the
-    /// database has none), "alone" (each command a statement of its own) or "one_text" (each
-    /// command in a text of two statements) (`Strategy::load_savepoint`,
-    /// `Strategy::savepoint_in_one_text`).
-    #[getter]
-    fn _load_savepoint(&self, py: Python<'_>) -> PyResult<&'static str> {
-        let guard = lock(py, &self.shared.conn);
-        match guard.as_ref() {
-            Some(c) => Ok(
-                match (c.strategy.load_savepoint, c.strategy.savepoint_in_one_text) {
-                    (false, _) => "",
-                    (true, false) => "alone",
-                    (true, true) => "one_text",
-                },
-            ),
+            Some(c) => Ok(DriverTraits::of(&c.strategy)),
             None => Err(errors::programming(
                 py,
                 "Attempt to use a closed connection.",
@@ -464,7 +400,7 @@ impl Connection {
     }
 
     /// The driver's `SQL_ATTR_CONNECTION_DEAD`, read with the GIL released (a round trip
-    /// where `_liveness` is "probe"); true for a closed connection.
+    /// where `DriverTraits.liveness` is "probe"); true for a closed connection.
     fn _connection_dead(&self, py: Python<'_>) -> bool {
         if self.shared.closed.load(Ordering::Acquire) {
             return true;
@@ -536,19 +472,20 @@ impl Connection {
         }
     }
 
-    /// (kind, codec name) of the current decoding for SQL_CHAR or SQL_WCHAR columns.
-    fn _get_decoding(&self, py: Python<'_>, wide: bool) -> (String, String) {
+    /// The current decoding for SQL_CHAR or SQL_WCHAR columns.
+    fn _get_decoding(&self, py: Python<'_>, wide: bool) -> TextDecoding {
         let s = lock(py, &self.shared.settings);
         let c = if wide {
             &s.decoding.wchar
         } else {
             &s.decoding.char
         };
-        match c {
-            TextCodec::Utf8 => ("utf8".into(), "utf-8".into()),
-            TextCodec::Utf16 => ("utf16".into(), "utf-16le".into()),
-            TextCodec::Narrow(n) => ("codec".into(), n.clone()),
-        }
+        let (kind, name) = match c {
+            TextCodec::Utf8 => ("utf8", "utf-8".into()),
+            TextCodec::Utf16 => ("utf16", "utf-16le".into()),
+            TextCodec::Narrow(n) => ("codec", n.clone()),
+        };
+        TextDecoding { kind, name }
     }
 
     /// Parameter text as UTF-16 (`wide=True`, SQL_C_WCHAR) or UTF-8 (SQL_C_CHAR).

@@ -31,7 +31,7 @@ mod ingest;
 mod shared;
 
 pub use arrow::ArrowReader;
-pub use ingest::{column_name_limit, IngestSource};
+pub use ingest::{column_name_limit, CreateColumn, IngestField, IngestRequest, IngestSource};
 
 use shared::{closed_cursor, CursorShared};
 
@@ -523,35 +523,10 @@ impl Cursor {
         self.executemany_impl(py, sql, seq_of_parameters)
     }
 
-    /// Loads `source` into a table (`fastodbc.ingest` calls it): see `ingest::ingest_impl`.
-    #[pyo3(signature = (source, select, insert, columns, not_null, batch_rows=None, batch_bytes=None, commit_every=None, sizeless=None, nan_as_null=false))]
-    #[allow(clippy::too_many_arguments)]
-    fn _ingest(
-        &self,
-        py: Python<'_>,
-        source: PyRef<'_, IngestSource>,
-        select: &str,
-        insert: &str,
-        columns: Vec<usize>,
-        not_null: Vec<bool>,
-        batch_rows: Option<usize>,
-        batch_bytes: Option<usize>,
-        commit_every: Option<usize>,
-        sizeless: Option<Vec<bool>>,
-        nan_as_null: bool,
-    ) -> PyResult<usize> {
-        self.ingest_impl(
-            py,
-            &source,
-            select,
-            insert,
-            columns,
-            (not_null, sizeless.unwrap_or_default()),
-            batch_rows,
-            batch_bytes,
-            commit_every,
-            nan_as_null,
-        )
+    /// Loads a table as `request` says (`fastodbc.ingest` builds it): see
+    /// `ingest::ingest_impl`.
+    fn _ingest(&self, py: Python<'_>, request: PyRef<'_, IngestRequest>) -> PyResult<usize> {
+        self.ingest_impl(py, &request)
     }
 
     /// The next row, or None when the result set is exhausted.
@@ -831,7 +806,9 @@ fn warn_float_digits(py: Python<'_>, rs: &fastodbc_core::ResultSet, digits: u8) 
          printf('%!.17g', column) in the query returns 17 as text",
         names.join(", ")
     );
-    let category = py.import("fastodbc.errors")?.getattr("PrecisionWarning")?;
+    // Not linked (`_native` used alone): Python's UserWarning.
+    let category = crate::linked::precision_warning(py)
+        .unwrap_or_else(|| py.get_type::<pyo3::exceptions::PyUserWarning>().into_any());
     let message = std::ffi::CString::new(message.replace('\0', ""))
         .map_err(|e| errors::programming(py, e.to_string()))?;
     PyErr::warn(py, &category, &message, 1)

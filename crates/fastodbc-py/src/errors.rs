@@ -1,13 +1,10 @@
 //! Core errors to DB-API exceptions. The classes live in `fastodbc.errors` (Python), so users
 //! can subclass-check and pickle them like any Python exception; `args` are
-//! `(sqlstate, message)` as in pyodbc.
+//! `(sqlstate, message)` as in pyodbc. The package hands the module over (`linked`).
 
 use fastodbc_core::Error;
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::sync::GILOnceCell;
-use pyo3::types::PyModule;
-
-static ERRORS: GILOnceCell<Py<PyModule>> = GILOnceCell::new();
 
 /// The exception class a SQLSTATE implies (pyodbc's table, by class then by exact state).
 pub fn class_for_sqlstate(state: &str) -> &'static str {
@@ -82,14 +79,6 @@ fn class_name(e: &Error) -> &'static str {
     }
 }
 
-fn errors_module(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
-    ERRORS
-        .get_or_try_init(py, || {
-            Ok::<_, PyErr>(PyModule::import(py, "fastodbc.errors")?.unbind())
-        })
-        .map(|m| m.bind(py))
-}
-
 /// Builds the DB-API exception named `class` with pyodbc's `(sqlstate, message)` args, any
 /// registered secret redacted from the message (`fastodbc_core::redact`).
 pub fn db_error(py: Python<'_>, class: &str, sqlstate: &str, message: String) -> PyErr {
@@ -97,7 +86,14 @@ pub fn db_error(py: Python<'_>, class: &str, sqlstate: &str, message: String) ->
         std::borrow::Cow::Borrowed(_) => message,
         std::borrow::Cow::Owned(redacted) => redacted,
     };
-    match errors_module(py).and_then(|m| m.getattr(class)) {
+    // `_native` used without the package (a test loading it alone): no DB-API class to
+    // raise, and importing one would make the seam two-way.
+    let Some(module) = crate::linked::errors(py) else {
+        return PyRuntimeError::new_err(format!(
+            "{class} ({sqlstate}): {message} (fastodbc._native is not linked: import fastodbc)"
+        ));
+    };
+    match module.getattr(class) {
         Ok(cls) => match cls.call1((sqlstate, message)) {
             Ok(inst) => PyErr::from_value(inst),
             Err(e) => e,

@@ -1,11 +1,8 @@
 //! pyodbc's module-level switches (`fastodbc.lowercase`, `fastodbc.native_uuid`), read once
-//! per result set when it is opened: never per row or value.
+//! per result set when it is opened: never per row or value. Their home is the package's
+//! namespace, which `fastodbc/__init__.py` hands over (`linked::settings`).
 
 use pyo3::prelude::*;
-use pyo3::sync::GILOnceCell;
-use pyo3::types::PyModule;
-
-static PACKAGE: GILOnceCell<Py<PyModule>> = GILOnceCell::new();
 
 /// The switches as they are when a result set is opened.
 #[derive(Debug, Clone, Copy)]
@@ -17,19 +14,17 @@ pub struct ModuleFlags {
 }
 
 impl ModuleFlags {
-    /// Reads the switches from the `fastodbc` package; a missing or failing one keeps its
-    /// default (the package's own values: `lowercase = False`, `native_uuid = True`).
+    /// Reads the switches from the `fastodbc` package; a missing or failing one (or the
+    /// package not linked) keeps its default (the package's own values: `lowercase = False`,
+    /// `native_uuid = True`).
     pub fn read(py: Python<'_>) -> ModuleFlags {
-        let package = PACKAGE.get_or_try_init(py, || {
-            Ok::<_, PyErr>(PyModule::import(py, "fastodbc")?.unbind())
-        });
-        let flag = |name: &str, default: bool| match package {
-            Ok(p) => p
-                .bind(py)
+        let package = crate::linked::settings(py);
+        let flag = |name: &str, default: bool| match &package {
+            Some(p) => p
                 .getattr(name)
                 .and_then(|v| v.is_truthy())
                 .unwrap_or(default),
-            Err(_) => default,
+            None => default,
         };
         ModuleFlags {
             lowercase: flag("lowercase", false),

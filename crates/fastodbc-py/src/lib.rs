@@ -9,13 +9,16 @@ mod cursor;
 mod errors;
 mod flags;
 mod info;
+mod linked;
 mod lock;
 mod params;
 mod row;
 mod rows;
 mod text;
+mod traits;
 
 use pyo3::prelude::*;
+use pyo3::types::PyString;
 
 use errors::IntoPyResult;
 
@@ -52,6 +55,41 @@ fn exception_class_for_sqlstate(sqlstate: &str) -> &'static str {
     errors::class_for_sqlstate(sqlstate)
 }
 
+/// The attributes of connection string `text` in order, as the driver manager reads them:
+/// (key as written, trimmed; value as written, braces and doubled `}}` kept).
+#[pyfunction]
+fn connstr_attributes(text: &str) -> Vec<(String, String)> {
+    fastodbc_core::connstr::attributes(text)
+        .into_iter()
+        .map(|a| (a.key.to_owned(), a.raw.to_owned()))
+        .collect()
+}
+
+/// `value` written as a connection-string attribute value (`connstr::escape_value`).
+#[pyfunction]
+fn connstr_escape<'py>(value: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyString>> {
+    let py = value.py();
+    match value.to_str() {
+        Ok(text) => Ok(PyString::new(
+            py,
+            &fastodbc_core::connstr::escape_value(text),
+        )),
+        // A lone surrogate (refused later by `connstr.check_encodable`, which names only its
+        // position: no UnicodeEncodeError holding a password) is no separator, brace or space,
+        // so its U+FFFD stand-in decides alike; Python's own `replace` keeps the surrogate.
+        Err(_) => {
+            if !fastodbc_core::connstr::needs_braces(&value.to_string_lossy()) {
+                return Ok(value.clone());
+            }
+            let doubled = value.call_method1("replace", ("}", "}}"))?;
+            Ok(PyString::new(py, "{")
+                .add(doubled)?
+                .add("}")?
+                .downcast_into::<PyString>()?)
+        }
+    }
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<connection::Connection>()?;
@@ -59,11 +97,24 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<cursor::ArrowReader>()?;
     m.add_class::<cursor::IngestSource>()?;
     m.add_class::<budget::MemoryBudget>()?;
+    m.add_class::<cursor::IngestField>()?;
+    m.add_class::<cursor::CreateColumn>()?;
+    m.add_class::<cursor::IngestRequest>()?;
+    m.add_class::<traits::DriverTraits>()?;
+    m.add_class::<connection::TextDecoding>()?;
     m.add("Row", row::row_type(m.py())?)?;
     m.add_function(wrap_pyfunction!(drivers, m)?)?;
     m.add_function(wrap_pyfunction!(data_sources, m)?)?;
     m.add_function(wrap_pyfunction!(exception_class_for_sqlstate, m)?)?;
     m.add_function(wrap_pyfunction!(standard_type_names, m)?)?;
     m.add_function(wrap_pyfunction!(cursor::column_name_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(connstr_attributes, m)?)?;
+    m.add_function(wrap_pyfunction!(connstr_escape, m)?)?;
+    m.add_function(wrap_pyfunction!(linked::link, m)?)?;
+    // The one list of secret attribute names; `fastodbc.secret_attributes` starts from it.
+    m.add(
+        "SECRET_ATTRIBUTES",
+        pyo3::types::PyTuple::new(m.py(), fastodbc_core::connstr::SECRET_ATTRIBUTES)?,
+    )?;
     Ok(())
 }

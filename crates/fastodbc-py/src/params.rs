@@ -5,7 +5,6 @@ use fastodbc_core::ffi::{SqlDate, SqlTimestamp};
 use fastodbc_core::types::{guid, numeric};
 use fastodbc_core::ParamValue;
 use pyo3::prelude::*;
-use pyo3::sync::GILOnceCell;
 use pyo3::types::{
     PyBool, PyByteArray, PyBytes, PyDate, PyDateAccess, PyDateTime, PyFloat, PyInt, PyList,
     PyMemoryView, PyString, PyTime, PyTimeAccess, PyTuple,
@@ -126,7 +125,7 @@ pub fn to_param(
         let raw: [u8; 16] = obj.getattr("bytes")?.extract()?;
         return Ok(ParamValue::Guid(guid::guid_from_rfc_bytes(&raw)));
     }
-    if obj.is(binary_null(py)?) {
+    if crate::linked::binary_null(py).is_some_and(|b| obj.is(&b)) {
         return Ok(ParamValue::NullBinary);
     }
     Err(errors::programming(
@@ -173,17 +172,6 @@ fn not_numeric(py: Python<'_>, obj: &Bound<'_, PyAny>, index: usize) -> PyErr {
         "22003",
         format!("parameter {index}: {shown} cannot be stored in a SQL numeric"),
     )
-}
-
-static BINARY_NULL: GILOnceCell<PyObject> = GILOnceCell::new();
-
-/// `fastodbc.BinaryNull`: a NULL parameter bound as binary.
-fn binary_null(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
-    BINARY_NULL
-        .get_or_try_init(py, || {
-            Ok::<_, PyErr>(py.import("fastodbc.dbapi")?.getattr("BinaryNull")?.unbind())
-        })
-        .map(|o| o.bind(py))
 }
 
 /// Text and bytes are sequences whose items would each become a parameter: never rows.

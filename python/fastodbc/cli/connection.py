@@ -42,7 +42,7 @@ def open_connection(connstr: str) -> Any:
     """A connection (autocommit off: an import is one transaction), or exit code 3.
 
     Where the driver gives zoned timestamps as the session zone's wall time (psqlODBC), the
-    session runs in UTC (``Connection._instants_session_sql``): every instant is then exact,
+    session runs in UTC (``DriverTraits.instants_session_sql``): every instant is then exact,
     the hour a change back from daylight saving time repeats included, whatever ``PGTZ`` or
     the server's default say; a query that wants another zone's wall time says so
     (``AT TIME ZONE``), and text without an offset loaded into a zoned column is UTC."""
@@ -52,7 +52,7 @@ def open_connection(connstr: str) -> Any:
         cnxn = connect(connstr)
     except Error as e:
         raise Failure(EXIT_CONNECTION, f"cannot connect: {e}") from e
-    sql = cnxn._instants_session_sql
+    sql = cnxn._driver_traits.instants_session_sql
     if sql is not None:
         try:
             cnxn.cursor().execute(sql).close()

@@ -45,7 +45,7 @@ class Slot:
         self.state: SessionState | None = None
         self.state_version = -1
         # When SQL_ATTR_CONNECTION_DEAD is worth reading ("probe", "status", "unknown").
-        self.liveness = raw._liveness
+        self.liveness = raw._driver_traits.liveness
         # An error that means the session is gone passed through it while it was out.
         self.lost = False
         # Validated before it is handed out this time: it was idle past the pool's

@@ -45,7 +45,7 @@ pub enum Liveness {
 }
 
 impl Liveness {
-    /// The name the Python layer reads (`Connection._liveness`).
+    /// The name the Python layer reads (`DriverTraits.liveness`).
     pub fn name(self) -> &'static str {
         match self {
             Liveness::Probe => "probe",

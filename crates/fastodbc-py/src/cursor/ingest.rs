@@ -10,14 +10,14 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use fastodbc_arrow::ingest::{
     arrow_type_text, batch_from_c_array, create_column, describe_target, plan_columns,
-    AlignedStream, Load, Nan, WriteOptions,
+    AlignedStream, CreateType, Load, Nan, WriteOptions,
 };
 use fastodbc_arrow::source::SourceColumn;
 use fastodbc_core::driver::{NameUnit, Server};
 use fastodbc_core::{Error, Result};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyCapsule, PyIterator, PyTuple};
+use pyo3::types::{PyCapsule, PyIterator};
 
 use super::{message_tuples, Cursor};
 use crate::errors::{self, IntoPyResult};
@@ -141,59 +141,162 @@ impl IngestSource {
         })
     }
 
-    /// One tuple per input column: (name, Arrow type text, nullable (false: the field is not
-    /// nullable, or its metadata says its source column was NOT NULL), the column `create`
-    /// makes for it on the server `SQL_DBMS_NAME` / `SQL_DBMS_VER` name, as (SQL type,
-    /// unsigned, precision, scale, zoned, length, native type name or None), or why no column
-    /// can hold it).
+    /// One `IngestField` per input column, its `create` the column `create` makes for it on
+    /// the server `SQL_DBMS_NAME` / `SQL_DBMS_VER` name.
     #[pyo3(signature = (dbms_name = "", dbms_version = ""))]
-    fn fields<'py>(
+    fn fields(
         &self,
-        py: Python<'py>,
+        py: Python<'_>,
         dbms_name: &str,
         dbms_version: &str,
-    ) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+    ) -> PyResult<Vec<IngestField>> {
         let server = Server::detect(dbms_name, dbms_version);
         self.schema
             .fields()
             .iter()
             .map(|f| {
-                let create: PyObject = match create_column(f, &server) {
-                    Ok(t) => (
-                        t.sql_type,
-                        t.unsigned,
-                        t.precision,
-                        t.scale,
-                        t.zoned,
-                        t.length,
-                        t.native,
-                    )
-                        .into_pyobject(py)?
-                        .into_any()
-                        .unbind(),
-                    Err(why) => why.into_pyobject(py)?.into_any().unbind(),
+                let (create, create_error) = match create_column(f, &server) {
+                    Ok(t) => (Some(Py::new(py, CreateColumn::from(t))?), None),
+                    Err(why) => (None, Some(why)),
                 };
-                PyTuple::new(
-                    py,
-                    [
-                        f.name().into_pyobject(py)?.into_any().unbind(),
-                        arrow_type_text(f.data_type())
-                            .into_pyobject(py)?
-                            .into_any()
-                            .unbind(),
-                        // NOT NULL: the field's flag, or its source column's (`fastodbc.not_null`).
-                        pyo3::types::PyBool::new(
-                            py,
-                            f.is_nullable() && !SourceColumn::of(f).not_null,
-                        )
-                        .to_owned()
-                        .into_any()
-                        .unbind(),
-                        create,
-                    ],
-                )
+                Ok(IngestField {
+                    name: f.name().clone(),
+                    arrow_type: arrow_type_text(f.data_type()),
+                    // NOT NULL: the field's flag, or its source column's (`fastodbc.not_null`).
+                    nullable: f.is_nullable() && !SourceColumn::of(f).not_null,
+                    create,
+                    create_error,
+                })
             })
             .collect()
+    }
+}
+
+/// An input column as a load's plan reads it (`IngestSource.fields`).
+#[pyclass(frozen, module = "fastodbc._native", name = "IngestField")]
+pub struct IngestField {
+    #[pyo3(get)]
+    name: String,
+    /// The Arrow type, as text.
+    #[pyo3(get)]
+    arrow_type: String,
+    /// False: the field is not nullable, or its metadata says its source column was NOT NULL.
+    #[pyo3(get)]
+    nullable: bool,
+    /// The column a created table gets for it; None when no column can hold it.
+    #[pyo3(get)]
+    create: Option<Py<CreateColumn>>,
+    /// Why no column can hold it (when `create` is None).
+    #[pyo3(get)]
+    create_error: Option<String>,
+}
+
+/// The column a created table gets for an input column (`fastodbc_arrow::ingest::CreateType`),
+/// named from the driver's type names by `fastodbc.ingest`.
+#[pyclass(frozen, module = "fastodbc._native", name = "CreateColumn")]
+pub struct CreateColumn {
+    /// The SQL type (`SQL_INTEGER`, ...).
+    #[pyo3(get)]
+    sql_type: i16,
+    /// An unsigned integer: the database's unsigned type of this width where it has one, the
+    /// next wider signed type otherwise.
+    #[pyo3(get)]
+    unsigned: bool,
+    /// Digits of a NUMERIC.
+    #[pyo3(get)]
+    precision: u32,
+    /// Scale of a NUMERIC; fractional second digits of a TIME or TIMESTAMP.
+    #[pyo3(get)]
+    scale: u32,
+    /// A timestamp with a zone: the database's zoned timestamp type where it has one.
+    #[pyo3(get)]
+    zoned: bool,
+    /// Characters of a CHAR / VARCHAR, bytes of a VARBINARY (0: none).
+    #[pyo3(get)]
+    length: usize,
+    /// The target's own type, used as named (`uuid`, `JSON`, `_int4`), or None.
+    #[pyo3(get)]
+    native: Option<String>,
+}
+
+impl From<CreateType> for CreateColumn {
+    fn from(t: CreateType) -> CreateColumn {
+        CreateColumn {
+            sql_type: t.sql_type,
+            unsigned: t.unsigned,
+            precision: t.precision,
+            scale: t.scale,
+            zoned: t.zoned,
+            length: t.length,
+            native: t.native,
+        }
+    }
+}
+
+/// What `Cursor._ingest` loads and how: one typed object instead of positional arguments;
+/// `fastodbc.ingest` builds it from its plan (`IngestPlan`) and the load's options.
+#[pyclass(frozen, module = "fastodbc._native", name = "IngestRequest")]
+pub struct IngestRequest {
+    /// The input, read once.
+    #[pyo3(get)]
+    source: Py<IngestSource>,
+    /// Names the target columns and returns no row.
+    #[pyo3(get)]
+    select_sql: String,
+    /// One marker per target column.
+    #[pyo3(get)]
+    insert_sql: String,
+    /// `source_indices[k]`: the input column written to target column k.
+    #[pyo3(get)]
+    source_indices: Vec<usize>,
+    /// `not_null[k]`: the catalog knows target column k NOT NULL, whatever the driver
+    /// describes (`Strategy::target_catalog_sql`).
+    #[pyo3(get)]
+    not_null: Vec<bool>,
+    /// `sizeless[k]`: target column k's type declares no size, whatever the driver describes.
+    #[pyo3(get)]
+    sizeless: Vec<bool>,
+    #[pyo3(get)]
+    batch_rows: Option<usize>,
+    #[pyo3(get)]
+    batch_bytes: Option<usize>,
+    /// Commit after every this many rows.
+    #[pyo3(get)]
+    commit_every: Option<usize>,
+    /// NaN doubles stored as NULL.
+    #[pyo3(get)]
+    nan_as_null: bool,
+}
+
+#[pymethods]
+impl IngestRequest {
+    #[new]
+    #[pyo3(signature = (*, source, select_sql, insert_sql, source_indices, not_null, sizeless, batch_rows=None, batch_bytes=None, commit_every=None, nan_as_null=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        source: Py<IngestSource>,
+        select_sql: String,
+        insert_sql: String,
+        source_indices: Vec<usize>,
+        not_null: Vec<bool>,
+        sizeless: Vec<bool>,
+        batch_rows: Option<usize>,
+        batch_bytes: Option<usize>,
+        commit_every: Option<usize>,
+        nan_as_null: bool,
+    ) -> IngestRequest {
+        IngestRequest {
+            source,
+            select_sql,
+            insert_sql,
+            source_indices,
+            not_null,
+            sizeless,
+            batch_rows,
+            batch_bytes,
+            commit_every,
+            nan_as_null,
+        }
     }
 }
 
@@ -255,26 +358,12 @@ fn batch_of(obj: &Bound<'_, PyAny>) -> PyResult<RecordBatch> {
 struct Pending(Option<PyErr>);
 
 impl Cursor {
-    /// Loads `source` into the table: `select` names the target columns and returns no row,
-    /// `insert` has one marker per target column, `columns[k]` is the input column written to
-    /// target column k; of `catalog`, `not_null[k]` says the catalog knows it NOT NULL and
-    /// `sizeless[k]` that its type declares no size, whatever the driver describes
-    /// (`Strategy::target_catalog_sql`). Commits after every `commit_every` rows when given;
-    /// `nan_as_null` stores NaN doubles as NULL. Returns the rows sent.
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn ingest_impl(
-        &self,
-        py: Python<'_>,
-        source: &IngestSource,
-        select: &str,
-        insert: &str,
-        columns: Vec<usize>,
-        catalog: (Vec<bool>, Vec<bool>),
-        batch_rows: Option<usize>,
-        batch_bytes: Option<usize>,
-        commit_every: Option<usize>,
-        nan_as_null: bool,
-    ) -> PyResult<usize> {
+    /// Loads `request.source` into the table (`IngestRequest` says how). Returns the rows sent.
+    pub(super) fn ingest_impl(&self, py: Python<'_>, request: &IngestRequest) -> PyResult<usize> {
+        let source = request.source.borrow(py);
+        let select = request.select_sql.as_str();
+        let insert = request.insert_sql.as_str();
+        let commit_every = request.commit_every;
         let Some(mut batches) = crate::lock::lock(py, &source.batches).take() else {
             return Err(errors::programming(py, "this input was read already"));
         };
@@ -288,7 +377,7 @@ impl Cursor {
             sizes_unreliable: strategy.plan.sizes_unreliable,
             refuse_nul: strategy.refuse_nul,
             timestamp_digits: if strategy.timestamp_as_text { 6 } else { 9 },
-            nan: if nan_as_null {
+            nan: if request.nan_as_null {
                 Nan::Null
             } else if strategy.refuse_nan {
                 Nan::Refuse
@@ -306,15 +395,25 @@ impl Cursor {
         let result = py.allow_threads(|| -> Result<usize> {
             let mut targets = describe_target(stmt, select)?;
             // The catalog's NOT NULL where the description doesn't tell (sqliteodbc).
-            let (not_null, sizeless) = &catalog;
-            for (t, &nn) in targets.iter_mut().zip(not_null) {
+            for (t, &nn) in targets.iter_mut().zip(&request.not_null) {
                 t.nullable &= !nn;
             }
-            for (t, _) in targets.iter_mut().zip(sizeless).filter(|(_, &u)| u) {
+            for (t, _) in targets
+                .iter_mut()
+                .zip(&request.sizeless)
+                .filter(|(_, &u)| u)
+            {
                 t.declare_no_size();
             }
-            let columns = plan_columns(&schema, &columns, targets, &opts)?;
-            let mut load = Load::start(stmt, insert, columns, opts, batch_rows, batch_bytes)?;
+            let columns = plan_columns(&schema, &request.source_indices, targets, &opts)?;
+            let mut load = Load::start(
+                stmt,
+                insert,
+                columns,
+                opts,
+                request.batch_rows,
+                request.batch_bytes,
+            )?;
             let mut after_chunk = |sent: usize| -> Result<()> {
                 // Ctrl-C in the main thread: stop between chunks.
                 if let Err(e) = Python::with_gil(|py| py.check_signals()) {
