@@ -64,3 +64,14 @@ def test_executemany_under_a_small_budget_stores_every_row(backend, table, cnxn,
     cur.executemany(f"INSERT INTO {t} VALUES (?, ?)", rows)
     cnxn.commit()
     assert [tuple(r) for r in cur.execute(f"SELECT id, v FROM {t} ORDER BY id").fetchall()] == rows
+
+
+def test_a_load_under_a_small_budget_stores_every_row(backend, table, cnxn):
+    """ingest's chunks take the budget's share too: 3,000 rows through 32 KiB chunks."""
+    t = table(f"id {backend.ddl('int')}, v {backend.ddl('text')}")
+    cnxn.fetch_buffer_bytes = 4 * 1024
+    rows = pa.table({"id": pa.array(range(3_000), pa.int32()), "v": [chr(65 + i % 26) * 100 for i in range(3_000)]})
+    cur = cnxn.cursor()
+    assert cur.ingest(t, rows, mode="append", commit=True) == 3_000
+    got = [tuple(r) for r in cur.execute(f"SELECT id, v FROM {t} ORDER BY id").fetchall()]
+    assert got == list(zip(range(3_000), rows.column("v").to_pylist(), strict=True))

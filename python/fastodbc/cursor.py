@@ -236,7 +236,8 @@ class Cursor(_native.Cursor):
         ``RecordBatchReader``'s, reaches fastodbc as text only: ``DataError``).
 
         ``batch_rows`` / ``batch_bytes``: the most rows and converted bytes sent per
-        statement execution (default: what the driver's strategy sends best, 16 MiB).
+        statement execution (default: what the driver's strategy sends best, and the
+        connection's ``memory_budget.param_chunk_bytes``, 16 MiB by default).
 
         ``nan``: what a NaN double becomes. ``"keep"`` (the default) sends it as NaN where the
         database keeps it (PostgreSQL); where it would become NULL (SQLite) it is refused

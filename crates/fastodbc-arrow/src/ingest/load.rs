@@ -16,7 +16,8 @@ use super::rows::{write_column, At};
 use super::target::TargetColumn;
 use super::types::{arrow_type_text, choose, WriteOptions, Writer};
 
-/// Bytes of converted values a chunk holds at most (as `executemany::PARAM_CHUNK_BYTES`).
+/// Bytes of converted values a chunk holds at most when the caller gives none (the default
+/// budget's share, `MemoryBudget::param_chunk_bytes`).
 pub const CHUNK_BYTES: usize = fastodbc_core::executemany::PARAM_CHUNK_BYTES;
 
 /// One target column and the input column written into it.

@@ -368,11 +368,15 @@ impl Cursor {
             return Err(errors::programming(py, "this input was read already"));
         };
         let schema = Arc::clone(&source.schema);
-        let (_settings, mut guard) = self.begin_statement(py)?;
+        let (settings, mut guard) = self.begin_statement(py)?;
         let st = &mut *guard;
         self.apply_timeout(py, st)?;
         let stmt = self.statement(py, st)?;
         let strategy = stmt.strategy();
+        // The bytes of converted values a chunk holds: the caller's, else the budget's share.
+        let batch_bytes = request
+            .batch_bytes
+            .or(Some(settings.budget.param_chunk_bytes()));
         let opts = WriteOptions {
             sizes_unreliable: strategy.plan.sizes_unreliable,
             refuse_nul: strategy.refuse_nul,
@@ -406,14 +410,8 @@ impl Cursor {
                 t.declare_no_size();
             }
             let columns = plan_columns(&schema, &request.source_indices, targets, &opts)?;
-            let mut load = Load::start(
-                stmt,
-                insert,
-                columns,
-                opts,
-                request.batch_rows,
-                request.batch_bytes,
-            )?;
+            let mut load =
+                Load::start(stmt, insert, columns, opts, request.batch_rows, batch_bytes)?;
             let mut after_chunk = |sent: usize| -> Result<()> {
                 // Ctrl-C in the main thread: stop between chunks.
                 if let Err(e) = Python::with_gil(|py| py.check_signals()) {
