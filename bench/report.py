@@ -39,6 +39,7 @@ from report_base import (  # noqa: E402, F401 - re-exported: bench/history.py an
     med,
     ratio,
     rep_seconds,
+    results_path,
     status,
     table,
     verdict_of,
@@ -828,8 +829,8 @@ def render(results: dict) -> str:
 
 
 #: Tables BENCHMARKS.md leaves to the run's full report (bench/results/latest-full.md, the same
-#: run): the file keeps every target table and the main ones, under the repository's 40 KB a
-#: file. A heading is matched by its start.
+#: run, on the machine that ran it: results are not in git): the file keeps every target table
+#: and the main ones, under the repository's 40 KB a file. A heading is matched by its start.
 FULL_REPORT_ONLY = (
     "`fetch_record_batch` iterated",
     "pandas:",
@@ -874,7 +875,10 @@ def summary(results: dict) -> str:
             kept.append(part)
     if left:
         more = "; ".join(left)
-        kept.append(f"#### In the run's full report\n\n`bench/results/latest-full.md` also holds: {more}.\n")
+        kept.append(
+            "#### In the run's full report\n\n`bench/results/latest-full.md`, written by the run where it ran"
+            f" (results are not kept in git), also holds: {more}.\n"
+        )
     return "".join(kept)
 
 
@@ -892,16 +896,15 @@ def update_benchmarks_md(results: dict) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    latest = ROOT / "bench" / "results" / "latest.json"  # the last run; git keeps only latest-full
-    latest = latest if latest.exists() else latest.with_name("latest-full.json")
-    ap.add_argument("results", nargs="?", type=Path, default=latest)
+    ap.add_argument("results", nargs="?", type=Path, help="default: bench/results/latest.json, else latest-full.json")
     ap.add_argument("--benchmarks-md", action="store_true", help="rewrite the generated section of BENCHMARKS.md")
     args = ap.parse_args()
-    results = json.loads(args.results.read_text())
-    if args.results.name.startswith("latest"):
-        results["meta"].setdefault("results_file", f"bench/results/{args.results.name}")
+    path = results_path(args.results)
+    results = json.loads(path.read_text())
+    if path.name.startswith("latest"):
+        results["meta"].setdefault("results_file", f"bench/results/{path.name}")
     else:
-        results["meta"]["results_file"] = f"bench/results/{args.results.name}"
+        results["meta"]["results_file"] = f"bench/results/{path.name}"
     if args.benchmarks_md:
         update_benchmarks_md(results)
     else:

@@ -7,13 +7,34 @@ bench tests call them as ``report.<name>``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
+from pathlib import Path
 
 BIG = ("int10", "varchar5", "unicode3", "mixed", "blob1")
 NATIVE = {"sqlite": "sqlite3", "postgresql": "psycopg"}
 UDF = "UseDeclareFetch=1;Fetch=10000"
 STEP = "StepAPI=1, autocommit"
 VARIANT_LABEL = {UDF: "UseDeclareFetch=1", STEP: "StepAPI=1, autocommit"}
+#: Where bench/run.py writes every run: git-ignored, so a clone has none until it runs one.
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def results_path(path: Path | None = None) -> Path:
+    """A results JSON of bench/run.py: ``path``, else the last run's (latest.json), else the last
+    full run's (latest-full.json). None there: SystemExit saying how to make one."""
+    candidates = [path] if path else [RESULTS / "latest.json", RESULTS / "latest-full.json"]
+    for p in candidates:
+        if p.exists():
+            return p
+    raise SystemExit(
+        f"no results at {' or '.join(map(str, candidates))}: results are not kept in git; "
+        "run the benchmark first (make bench, make bench-quick, or bench/run.py --only ...)"
+    )
+
+
+def read_results(path: Path | None = None) -> dict:
+    return json.loads(results_path(path).read_text())
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,13 +12,12 @@ whose loaded table or exported file differed is an error, not a time.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from report_base import fmt_s, fmt_x, med, status, table, verdict_of  # noqa: E402
+from report_base import fmt_s, fmt_x, med, read_results, status, table, verdict_of  # noqa: E402
 
 INGEST = "fastodbc ingest"
 EXECUTEMANY = "fastodbc executemany"
@@ -340,9 +339,9 @@ def section(results: dict) -> list[str]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", nargs="?", type=Path, default=Path(__file__).parent / "results" / "latest.json")
+    ap.add_argument("results", nargs="?", type=Path, help="default: bench/results/latest.json")
     args = ap.parse_args()
-    print("\n".join(section(json.loads(args.results.read_text()))))
+    print("\n".join(section(read_results(args.results))))
     return 0
 
 

@@ -12,7 +12,6 @@ the repetitions (each a fresh process); ratios are of medians of the same case.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -20,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import partitioning  # noqa: E402
 from partitioning import CONNECTORX, FASTODBC_DASK, INGEST, ONE, PARTITIONS, PEER_PARTITIONS, TO_SQL, plan_label  # noqa: E402
-from report_base import fmt_s, fmt_x, med, status, table, verdict_of  # noqa: E402
+from report_base import fmt_s, fmt_x, med, read_results, status, table, verdict_of  # noqa: E402
 
 BACKENDS = partitioning.BACKENDS
 #: Where the issue's targets are judged (SQLite is shown: its "server" is in the client).
@@ -306,8 +305,8 @@ def section(results: dict) -> list[str]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", nargs="?", type=Path, default=Path(__file__).parent / "results" / "latest.json")
-    print("\n".join(section(json.loads(ap.parse_args().results.read_text()))))
+    ap.add_argument("results", nargs="?", type=Path, help="default: bench/results/latest.json")
+    print("\n".join(section(read_results(ap.parse_args().results))))
     return 0
 
 

@@ -12,13 +12,23 @@ max / p99, with the worst repetition's max beside them.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from report_base import PARITY_P, fmt_s, fmt_x, mann_whitney_p, med, rep_seconds, status, table, verdict_of  # noqa: E402
+from report_base import (  # noqa: E402
+    PARITY_P,
+    fmt_s,
+    fmt_x,
+    mann_whitney_p,
+    med,
+    read_results,
+    rep_seconds,
+    status,
+    table,
+    verdict_of,
+)
 
 BACKENDS = ("sqlite", "postgresql", "mariadb")
 OPS = ("pool", "aio_concurrency", "aio_lag", "aio_overhead")
@@ -422,9 +432,9 @@ def section(results: dict) -> list[str]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", nargs="?", type=Path, default=Path(__file__).parent / "results" / "latest.json")
+    ap.add_argument("results", nargs="?", type=Path, help="default: bench/results/latest.json")
     args = ap.parse_args()
-    print("\n".join(section(json.loads(args.results.read_text()))))
+    print("\n".join(section(read_results(args.results))))
     return 0
 
 

@@ -22,12 +22,13 @@ PostgreSQL: the benchmark's own persistent cluster (bench/pg.sh), started and st
 FASTODBC_BENCH_PG / FASTODBC_BENCH_PG_DSN already point at a server. Datasets are generated and
 loaded once (bench/datasets.py) and reused while their row counts and generator version match.
 
-Results: bench/results/<UTC timestamp>-<scale>.json and .md, copied to latest.json / latest.md
-(all git-ignored); every run appends its line to bench/history.md (bench/history.py). A complete
-full-scale run (no --only, no --backend, not interrupted) is also kept as
-bench/results/latest-full.json / .md (committed) and rewrites the generated section of
-BENCHMARKS.md (bench/report.py renders all markdown; `python bench/report.py FILE.json
---benchmarks-md` redoes it from any run).
+Results: bench/results/<UTC timestamp>-<scale>.json and .md, copied to latest.json / latest.md;
+every run appends its line to bench/history.md (bench/history.py). A complete full-scale run (no
+--only, no --backend, not interrupted) is also kept as bench/results/latest-full.json / .md and
+rewrites the generated section of BENCHMARKS.md (bench/report.py renders all markdown; `python
+bench/report.py FILE.json --benchmarks-md` redoes it from any run). Nothing in bench/results is
+tracked by git: a run's raw data stays on the machine that made it; BENCHMARKS.md and
+bench/history.md are what is committed.
 """
 
 from __future__ import annotations
@@ -70,7 +71,8 @@ PEER_VENVS = {
 }
 FLOOR = ROOT / "target" / "release" / "odbc-floor"
 RESULTS = BENCH / "results"
-#: The latest complete full run, kept in git (bench/results/latest-full.json / .md).
+#: The latest complete full run (bench/results/latest-full.json / .md, git-ignored like every
+#: result): what BENCHMARKS.md's generated section was made from, kept apart from quick runs.
 LATEST_FULL = "latest-full"
 WORKER_TIMEOUT = 900
 
@@ -775,7 +777,7 @@ def write_results(results: dict, args: argparse.Namespace) -> None:
     log(f"bench: bench/history.md += {history.append(results)}")
     complete = args.scale == "full" and not args.only and not args.backend and not meta.get("interrupted")
     if complete:
-        # The committed copy names itself: the raw file it was copied from is not committed.
+        # The kept copy names itself: the stamped file it was copied from may be deleted.
         meta["results_file"] = f"bench/results/{LATEST_FULL}.json"
         write_json(RESULTS / f"{LATEST_FULL}.json", results)
         (RESULTS / f"{LATEST_FULL}.md").write_text(report.render(results))
