@@ -25,10 +25,9 @@ import report_parallel  # noqa: E402
 import report_pool  # noqa: E402
 from report_base import (  # noqa: E402, F401 - re-exported: bench/history.py and the tests use report.<name>
     BIG,
+    FETCH_BACKENDS,
     NATIVE,
     PARITY_P,
-    STEP,
-    UDF,
     VARIANT_LABEL,
     best_floor,
     cell,
@@ -41,6 +40,7 @@ from report_base import (  # noqa: E402, F401 - re-exported: bench/history.py an
     rep_seconds,
     results_path,
     status,
+    streaming,
     table,
     verdict_of,
 )
@@ -101,7 +101,7 @@ def case_line(c: dict) -> str:
 
 def fetch_tables(results: dict) -> str:
     out = []
-    for backend in ("sqlite", "postgresql"):
+    for backend in FETCH_BACKENDS:
         if not any(c["backend"] == backend for c in results["cases"]):
             continue
         native = NATIVE[backend]
@@ -130,7 +130,7 @@ def fetch_tables(results: dict) -> str:
                     ]
                 )
         for ds in ("mixed_mid", "mixed"):
-            c = find(results, backend, ds, "fetchmany", UDF if backend == "postgresql" else STEP)
+            c = find(results, backend, ds, "fetchmany", streaming(backend))
             if c:
                 rows.append(
                     [
@@ -260,7 +260,7 @@ def floor_table(results: dict) -> str:
     if not labels:
         return "_odbc-floor was not run (binary missing or --no-floor)._"
     rows = []
-    for backend in ("sqlite", "postgresql"):
+    for backend in FETCH_BACKENDS:
         for ds in BIG:
             c = find(results, backend, ds, "fetchall")
             if not c:
@@ -341,7 +341,7 @@ def memory_table(results: dict) -> str:
 
 def insert_table(results: dict) -> str:
     rows = []
-    for backend in ("sqlite", "postgresql"):
+    for backend in FETCH_BACKENDS:
         c = find(results, backend, "", "insert")
         if not c:
             continue
@@ -371,7 +371,7 @@ def insert_table(results: dict) -> str:
 
 def small_ops_table(results: dict) -> str:
     rows = []
-    for backend in ("sqlite", "postgresql"):
+    for backend in FETCH_BACKENDS:
         native = NATIVE[backend]
         for op in ("select1", "connect", "describe"):
             c = find(results, backend, "", op)
@@ -463,7 +463,7 @@ def instructions_table(results: dict) -> str:
 def targets(results: dict) -> list[tuple[str, str, str]]:
     """(target, measured figure, verdict) for every target of issue 3."""
     out = []
-    backends = [b for b in ("sqlite", "postgresql") if any(c["backend"] == b for c in results["cases"])]
+    backends = [b for b in FETCH_BACKENDS if any(c["backend"] == b for c in results["cases"])]
 
     def verdict(oks: list[bool | None]) -> str:
         """The verdict of a target every client could reach."""
@@ -689,7 +689,7 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
     )
     figs, oks = [], []
     for b in backends:
-        for variant in ("", UDF if b == "postgresql" else STEP):
+        for variant in ("", streaming(b)):
             mid, big = (
                 find(results, b, "mixed_mid", "fetchmany", variant),
                 find(results, b, "mixed", "fetchmany", variant),

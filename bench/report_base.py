@@ -11,11 +11,14 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
+import backend_profiles as profiles
+
 BIG = ("int10", "varchar5", "unicode3", "mixed", "blob1")
-NATIVE = {"sqlite": "sqlite3", "postgresql": "psycopg"}
-UDF = "UseDeclareFetch=1;Fetch=10000"
-STEP = "StepAPI=1, autocommit"
-VARIANT_LABEL = {UDF: "UseDeclareFetch=1", STEP: "StepAPI=1, autocommit"}
+#: The fetch cases' backends (bench/backend_profiles.py), their native clients, and the variants
+#: of their drivers' streaming options as the tables name them.
+FETCH_BACKENDS = profiles.FETCH
+NATIVE = {b: profiles.BY_NAME[b].native for b in FETCH_BACKENDS}
+VARIANT_LABEL = {s.variant: s.label for s in (profiles.BY_NAME[b].streaming for b in FETCH_BACKENDS) if s}
 #: Where bench/run.py writes every run: git-ignored, so a clone has none until it runs one.
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -39,6 +42,13 @@ def read_results(path: Path | None = None) -> dict:
 
 # ---------------------------------------------------------------------------------------------
 # Lookup and formatting
+
+
+def streaming(backend: str) -> str:
+    """The variant of the cases run with the backend's streaming option (bench/run.py)."""
+    option = profiles.BY_NAME[backend].streaming
+    assert option is not None, f"{backend} has no fetch cases"
+    return option.variant
 
 
 def find(results: dict, backend: str, dataset: str, op: str, variant: str = "") -> dict | None:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import backend_profiles as profiles  # noqa: E402
 from report_base import fmt_s, fmt_x, med, read_results, status, table, verdict_of  # noqa: E402
 
 INGEST = "fastodbc ingest"
@@ -25,7 +26,7 @@ ARROW_ODBC = "arrow-odbc insert_into_table"
 PARQUET = "fastodbc ingest_parquet"
 EXPORT = "fastodbc export"
 ODBC2PARQUET = "odbc2parquet"
-BACKENDS = ("sqlite", "postgresql", "mariadb")
+BACKENDS = profiles.NAMES
 #: Flat peak memory, as for fetchmany and fetch_record_batch: ≤ 1.25x + 5 MB.
 FLAT_X, FLAT_MB = 1.25, 5.0
 PG_ROWS_PER_S = 150_000

@@ -17,13 +17,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import backend_profiles as profiles  # noqa: E402
 import partitioning  # noqa: E402
 from partitioning import CONNECTORX, FASTODBC_DASK, INGEST, ONE, PARTITIONS, PEER_PARTITIONS, TO_SQL, plan_label  # noqa: E402
 from report_base import fmt_s, fmt_x, med, read_results, status, table, verdict_of  # noqa: E402
 
-BACKENDS = partitioning.BACKENDS
-#: Where the issue's targets are judged (SQLite is shown: its "server" is in the client).
-JUDGED = ("postgresql", "mariadb")
+BACKENDS = profiles.NAMES
+#: Where the issue's targets are judged: the servers (SQLite is shown: its "server" is in the client).
+JUDGED = profiles.SERVERS
 #: CPU per row of an N-partition read / one connection's, N = 2, 4, 8.
 CPU_BAR = 1.1
 CPU_JUDGED = (2, 4, 8)

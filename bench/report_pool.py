@@ -17,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import backend_profiles as profiles  # noqa: E402
 from report_base import (  # noqa: E402
     PARITY_P,
     fmt_s,
@@ -30,14 +31,14 @@ from report_base import (  # noqa: E402
     verdict_of,
 )
 
-BACKENDS = ("sqlite", "postgresql", "mariadb")
+BACKENDS = profiles.NAMES
 OPS = ("pool", "aio_concurrency", "aio_lag", "aio_overhead")
 #: The background write-up's pool speedup over a cold connect (issue 20's bar).
 POOL_BAR = 72.0
 #: Issue 20's bar for the ticker's delay.
 LAG_BAR = 0.005
-#: Where the pool's and the lag's bars are judged (SQLite is shown).
-POOL_JUDGED = ("postgresql", "mariadb")
+#: Where the pool's and the lag's bars are judged: the servers (SQLite is shown).
+POOL_JUDGED = profiles.SERVERS
 
 COLD = "fastodbc connect"
 POOLED = "fastodbc ConnectionPool"
