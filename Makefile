@@ -72,12 +72,12 @@ clean: pg-stop mariadb-stop ## remove build/, target/ and the built extension
 BENCH_CARGO_MANIFEST = --manifest-path bench/Cargo.toml
 BENCH_CARGO = $(BENCH_CARGO_MANIFEST) --target-dir target
 
-bench: build bench-ext ## full benchmark suite vs the peers (~15 min): bench/results/, history.md, BENCHMARKS.md
+bench: build bench-ext ## full benchmark suite vs the peers (~15 min): bench/results/ (git-ignored), history.md, BENCHMARKS.md
 	bash bench/setup.sh
 	cargo build --release $(BENCH_CARGO) -p odbc-floor -p codec-bench
 	.venv/bin/python bench/run.py --scale full
 
-bench-quick: build bench-ext ## quick benchmark (~3 min: fewer rows, two floor rowsets): bench/results/, history.md
+bench-quick: build bench-ext ## quick benchmark (~3 min: fewer rows, two floor rowsets): bench/results/ (git-ignored), history.md
 	bash bench/setup.sh
 	cargo build --release $(BENCH_CARGO) -p odbc-floor -p codec-bench
 	.venv/bin/python bench/run.py --scale quick

@@ -16,21 +16,21 @@ input, the exported file with the generator's rows (bench/bulk_check.py). Untime
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import backend_profiles as profiles
 import datasets
+import native_clients
 from child import run_child
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 BULK_DIR = datasets.DATA_DIR / "bulk"
 OPS = ("ingest", "ingest_parquet", "export")
-BACKENDS = ("sqlite", "postgresql", "mariadb")
 #: Where bench/odbc2parquet.sh installs the export peer.
 ODBC2PARQUET = datasets.DATA_DIR / "odbc2parquet" / "bin" / "odbc2parquet"
 #: The bulk loads' target table (never a fetch dataset's).
@@ -43,29 +43,16 @@ PARQUET_ROWS = {"full": (100_000, 1_000_000), "quick": (100_000, 200_000)}
 PARQUET_ROW_GROUP = 100_000
 #: Repetitions (the ingest ratios are judged; export is seconds a peer).
 REPS = {"ingest": 5, "export": 5, "ingest_parquet": 3}
-#: How far a double read through sqliteodbc may be from the one stored: it hands a REAL over as
-#: SQLite's text of it (15 significant digits, not always correctly rounded).
-SQLITE_DOUBLE_TOLERANCE = 1e-14
 #: The compression both exporters write (fastodbc export's default).
 COMPRESSION = "zstd"
 
-#: The ingest peers of every backend, then each backend's own (worker_bulk.py's names).
+#: The ingest peers of every backend (worker_bulk.py's names); each backend's own follow
+#: (its profile's ingest_peers).
 INGEST_PEERS = [
     {"peer": "fastodbc", "how": "ingest", "label": "fastodbc ingest"},
     {"peer": "fastodbc", "how": "executemany", "label": "fastodbc executemany"},
     {"peer": "arrow-odbc", "label": "arrow-odbc insert_into_table"},
 ]
-NATIVE_INGEST_PEERS = {
-    "sqlite": [{"peer": "sqlite3", "label": "sqlite3 executemany"}],
-    "postgresql": [
-        {"peer": "psycopg-copy", "how": "text", "label": "psycopg COPY text"},
-        {"peer": "psycopg-copy", "how": "binary", "label": "psycopg COPY binary"},
-    ],
-    "mariadb": [
-        {"peer": "pyodbc-fem", "label": "pyodbc fast_executemany"},
-        {"peer": "pymysql", "label": "PyMySQL executemany"},
-    ],
-}
 EXPORT_PEERS = [
     {"peer": "fastodbc-export", "label": "fastodbc export"},
     {"peer": "odbc2parquet", "label": "odbc2parquet"},
@@ -73,86 +60,18 @@ EXPORT_PEERS = [
 
 
 # ---------------------------------------------------------------------------------------------
-# Servers and connections
-
-
-def mariadb_params(cs: str) -> dict[str, Any]:
-    """PyMySQL's connect() arguments from a Connector/ODBC connection string."""
-    kv = {}
-    for part in cs.split(";"):
-        k, _, v = part.partition("=")
-        kv[k.strip().lower()] = v.strip()
-    return {
-        "host": kv.get("server", "127.0.0.1"),
-        "port": int(kv.get("port", "3306")),
-        "user": kv.get("user") or kv.get("uid", ""),
-        "password": kv.get("password") or kv.get("pwd", ""),
-        "database": kv.get("database", ""),
-    }
-
-
-class MariaDbServer:
-    """The benchmark's MariaDB server (bench/mariadb.sh) for the run, unless FASTODBC_BENCH_MARIADB
-    names one already."""
-
-    def __init__(self, read_env_file: Callable[[Path], dict[str, str]]) -> None:
-        self.read_env_file = read_env_file
-        self.started = False
-
-    def __enter__(self) -> MariaDbServer:
-        if not os.environ.get("FASTODBC_BENCH_MARIADB"):
-            subprocess.run(["bash", str(BENCH / "mariadb.sh"), "start"], check=True)
-            self.started = True
-            env = self.read_env_file(datasets.DATA_DIR / "mariadb.env")
-            os.environ["FASTODBC_BENCH_MARIADB"] = env["FASTODBC_TEST_MARIADB"]
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.started:
-            subprocess.run(["bash", str(BENCH / "mariadb.sh"), "stop"], check=False)
-            os.environ.pop("FASTODBC_BENCH_MARIADB", None)
+# Connections
 
 
 def ingest_base(backend: str) -> dict[str, Any]:
-    """A bulk load case's connection fields: SQLite writes to the insert file, never to the
-    fetch datasets'."""
-    if backend == "sqlite":
-        path = datasets.SQLITE_INSERT_PATH
-        return {"backend": backend, "cs": datasets.sqlite_cs(path), "sqlite_path": str(path)}
-    if backend == "postgresql":
-        return {
-            "backend": backend,
-            "cs": os.environ["FASTODBC_BENCH_PG"],
-            "pg_dsn": os.environ["FASTODBC_BENCH_PG_DSN"],
-        }
-    cs = os.environ["FASTODBC_BENCH_MARIADB"]
-    return {"backend": backend, "cs": cs, "mariadb": mariadb_params(cs)}
+    """A bulk load case's connection fields: a file database's loads go to the insert file,
+    never to the fetch datasets'."""
+    return profiles.BY_NAME[backend].connection(datasets.SQLITE_INSERT_PATH)
 
 
 def create_ingest_table(base: dict[str, Any], table: str = INGEST_TABLE) -> None:
     """(Re)creates the bulk loads' empty target with ``mixed``'s types, through the native client."""
-    cols = datasets.DATASETS["mixed"].columns
-    backend = base["backend"]
-    if backend == "sqlite":
-        import sqlite3
-
-        con = sqlite3.connect(base["sqlite_path"], isolation_level=None)
-        datasets._sqlite_create(con, table, datasets.DATASETS["mixed"])
-        con.close()
-    elif backend == "postgresql":
-        import psycopg
-
-        with psycopg.connect(base["pg_dsn"], autocommit=True) as con:
-            con.execute(f"DROP TABLE IF EXISTS {table}")
-            con.execute(f"CREATE TABLE {table} ({', '.join(f'{c.name} {c.pg}' for c in cols)})")
-    else:
-        import pymysql
-
-        con = pymysql.connect(**base["mariadb"], autocommit=True)
-        with con.cursor() as cur:
-            cur.execute(f"DROP TABLE IF EXISTS {table}")
-            cur.execute(f"CREATE TABLE {table} ({', '.join(f'{c.name} {c.mariadb}' for c in cols)})")
-        con.close()
+    native_clients.create_table(base, table, datasets.DATASETS["mixed"].columns)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,10 +136,10 @@ def build_cases(scale: str, backends: list[str]) -> list[dict[str, Any]]:
     def case(op: str, dataset: str, peers: list[dict], base: dict, **kw: Any) -> None:
         cases.append(dict(base, op=op, dataset=dataset, peers=peers, variant="", inner=1, sql="", **kw))
 
-    for backend in backends:
-        base = ingest_base(backend)
+    for profile in profiles.named(backends):
+        base = ingest_base(profile.name)
         n = rows["insert"]
-        peers = [dict(p) for p in INGEST_PEERS + NATIVE_INGEST_PEERS[backend]]
+        peers = [dict(p) for p in INGEST_PEERS + list(profile.ingest_peers)]
         case(
             "ingest", f"mixed_{n}", peers, base, table=INGEST_TABLE, expected_rows=n, parquet_path=str(parquet_path(n))
         )
@@ -235,19 +154,17 @@ def build_cases(scale: str, backends: list[str]) -> list[dict[str, Any]]:
                 expected_rows=n,
                 parquet_path=str(parquet_path(n)),
             )
-    for backend in (b for b in backends if b in ("sqlite", "postgresql")):
-        digits = {"double_tolerance": SQLITE_DOUBLE_TOLERANCE} if backend == "sqlite" else {}
-        if backend == "sqlite":
-            cs = datasets.sqlite_cs(datasets.SQLITE_PATH)
-        else:
-            cs = os.environ["FASTODBC_BENCH_PG"]
+    # The export reads the mixed fetch table: where the fetch datasets are.
+    for profile in (p for p in profiles.named(backends) if p.fetch_cases):
+        digits = {"double_tolerance": profile.double_tolerance} if profile.double_tolerance is not None else {}
+        cs = profile.connection(datasets.SQLITE_PATH)["cs"]
         table = datasets.table_name("mixed", scale)
         n = rows["mixed"]
         case(
             "export",
             "mixed",
             [dict(p) for p in EXPORT_PEERS],
-            {"backend": backend, "cs": cs},
+            {"backend": profile.name, "cs": cs},
             table=table,
             expected_rows=n,
             export_sql=f"SELECT * FROM {table}",

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
+import native_clients
+
 #: The columns of ``mixed`` in table order (bench/datasets.py).
 MIXED_COLUMNS = ("id", "big", "num", "dbl", "s50", "s200", "d", "ts", "flag")
 
@@ -54,29 +56,7 @@ def first_row_difference(stored: Sequence[Sequence], source: Sequence[Sequence],
 
 def read_back(spec: dict[str, Any], table: str) -> list[tuple]:
     """Every row of ``table`` in ``id`` order, through the native client of ``spec``'s backend."""
-    sql = f"SELECT {', '.join(MIXED_COLUMNS)} FROM {table} ORDER BY id"
-    if spec["backend"] == "sqlite":
-        import sqlite3
-
-        con = sqlite3.connect(spec["sqlite_path"])
-        try:
-            return con.execute(sql).fetchall()
-        finally:
-            con.close()
-    if spec["backend"] == "postgresql":
-        import psycopg
-
-        with psycopg.connect(spec["pg_dsn"]) as con:
-            return con.execute(sql).fetchall()
-    import pymysql
-
-    con = pymysql.connect(**spec["mariadb"], charset="utf8mb4")
-    try:
-        with con.cursor() as cur:
-            cur.execute(sql)
-            return list(cur.fetchall())
-    finally:
-        con.close()
+    return native_clients.query(spec, f"SELECT {', '.join(MIXED_COLUMNS)} FROM {table} ORDER BY id")
 
 
 def loaded_table_differs(spec: dict[str, Any], table: str, source: Sequence[Sequence]) -> str | None:

@@ -1,4 +1,5 @@
-"""Deterministic benchmark datasets, loaded into SQLite (stdlib sqlite3) and PostgreSQL (psycopg COPY).
+"""Deterministic benchmark datasets, loaded into SQLite (stdlib sqlite3) and PostgreSQL (psycopg COPY):
+the backends with fetch cases (bench/backend_profiles.py).
 
 Every table is named ``<dataset>_<rows>`` (``int10_1000000``) so full and quick runs keep their
 own tables side by side. A ``bench_meta`` table in each database records the row count and the
@@ -22,6 +23,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
+
+import backend_profiles as profiles
 
 #: Bump when any generator changes: cached tables of another version are reloaded.
 GENERATOR_VERSION = 1
@@ -247,7 +250,7 @@ FAMILY = {"mixed_mid": "mixed", "mixed_small": "mixed"}
 
 
 def sqlite_cs(path: Path) -> str:
-    return f"Driver={{SQLite3}};Database={path};"
+    return profiles.SQLITE.connection(path)["cs"]
 
 
 def table_name(key: str, scale: str) -> str:
@@ -379,15 +382,23 @@ def load_postgresql(scale: str, log: Callable[[str], None] = print) -> None:
         con.execute(f"CREATE TABLE IF NOT EXISTS {INSERT_TABLE} ({cols})")
 
 
+#: The loader of each native client (the backends with fetch cases name theirs).
+LOADERS: dict[str, Callable[..., None]] = {"sqlite3": load_sqlite, "psycopg": load_postgresql}
+
+
+def load(profile: profiles.Backend, scale: str, log: Callable[[str], None] = print) -> None:
+    """The fetch datasets of ``scale`` into ``profile``'s database (those not loaded yet)."""
+    LOADERS[profile.native](scale, log=log)
+
+
 def main() -> None:
+    fetch = [p.name for p in profiles.BACKENDS if p.fetch_cases]
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", choices=sorted(SCALES), default="quick")
-    ap.add_argument("--backend", choices=["sqlite", "postgresql", "all"], default="all")
+    ap.add_argument("--backend", choices=[*fetch, "all"], default="all")
     args = ap.parse_args()
-    if args.backend in ("sqlite", "all"):
-        load_sqlite(args.scale)
-    if args.backend in ("postgresql", "all"):
-        load_postgresql(args.scale)
+    for profile in profiles.selected(fetch if args.backend == "all" else [args.backend]):
+        load(profile, args.scale)
     sys.stdout.flush()
 
 

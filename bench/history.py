@@ -1,8 +1,8 @@
 """The benchmark's history: one line per run of bench/run.py in bench/history.md.
 
-bench/run.py appends the line of every run it finishes (full and quick); the raw results of a
-run (bench/results/<stamp>-<scale>.json) are not committed, the latest complete full run is
-(bench/results/latest-full.json). Directly:
+bench/run.py appends the line of every run it finishes (full and quick); the results of a run
+(bench/results/<stamp>-<scale>.json, latest.json, latest-full.json) are not committed: this line
+and BENCHMARKS.md's tables are what git keeps of a run. Directly:
 
     python bench/history.py RESULTS.json...   # append the lines of these runs, oldest first
 """
@@ -41,9 +41,9 @@ bench/report.py. Options: the command's options beyond `--scale` (a run of a few
 `--tag`). Times vary by up to ~30% between runs on the shared machine, and hosts changed
 (BENCHMARKS.md names them): compare runs of one day.
 
-The latest complete full run in full: `bench/results/latest-full.md` (its data:
-`latest-full.json`). The raw results of the runs up to 2026-11-26 are in git history
-(`git log --diff-filter=D -- bench/results`).
+Runs write their results to `bench/results/` (git-ignored; the last full run's are
+`latest-full.md` and `latest-full.json` there); BENCHMARKS.md has its tables. Results once
+committed are in git history: `git log --diff-filter=D -- bench/results`.
 
 | run (UTC) | scale | git | {" | ".join(h for h, _, _ in HEADLINE)} | targets | duration | options |
 |---|---|---|{"---:|" * len(HEADLINE)}---:|---:|---|

@@ -22,18 +22,17 @@ Select them with ``bench/run.py --only parallel``.
 
 from __future__ import annotations
 
-import os
-import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import backend_profiles as profiles
 import bulk
 import datasets
+import native_clients
 
 OPS = ("parallel_read", "parallel_to_sql")
-BACKENDS = ("sqlite", "postgresql", "mariadb")
 DATASETS = ("int10", "mixed")
 #: The partition key of each dataset (int10's values are uniform random 32-bit integers,
 #: mixed's ``id`` counts up in the rows' physical order).
@@ -46,8 +45,6 @@ PEER_PARTITIONS = 4
 REPS = {"parallel_read": 5, "parallel_to_sql": 5}
 #: The to_sql case's target table (never a fetch dataset's).
 TO_SQL_TABLE = "par_mixed"
-#: What the Dask peer reads through, per backend (SQLAlchemy's dialect and DBAPI).
-DASK_DRIVER = {"sqlite": "sqlite (stdlib sqlite3)", "postgresql": "postgresql+psycopg", "mariadb": "mysql+pyodbc"}
 
 ONE = "fastodbc one connection"
 CONNECTORX = f"ConnectorX, {PEER_PARTITIONS} partitions"
@@ -61,7 +58,8 @@ def plan_label(n: int) -> str:
 
 
 def dask_label(backend: str) -> str:
-    return f"Dask read_sql_table ({DASK_DRIVER[backend]}), {PEER_PARTITIONS} partitions"
+    # What the Dask peer reads through (SQLAlchemy's dialect and DBAPI).
+    return f"Dask read_sql_table ({profiles.BY_NAME[backend].sqlalchemy_driver}), {PEER_PARTITIONS} partitions"
 
 
 def read_peers(backend: str) -> list[dict[str, Any]]:
@@ -84,31 +82,19 @@ def to_sql_peers() -> list[dict[str, Any]]:
 
 
 def base(backend: str) -> dict[str, Any]:
-    if backend == "sqlite":
-        return {
-            "backend": backend,
-            "cs": datasets.sqlite_cs(datasets.SQLITE_PATH),
-            "sqlite_path": str(datasets.SQLITE_PATH),
-        }
-    if backend == "postgresql":
-        return {
-            "backend": backend,
-            "cs": os.environ["FASTODBC_BENCH_PG"],
-            "pg_dsn": os.environ["FASTODBC_BENCH_PG_DSN"],
-        }
-    return {"backend": backend, "cs": os.environ["FASTODBC_BENCH_MARIADB"]}
+    return profiles.BY_NAME[backend].connection(datasets.SQLITE_PATH)
 
 
 def build_cases(scale: str, backends: list[str]) -> list[dict[str, Any]]:
     rows = datasets.SCALES[scale]
     cases = []
-    for backend in (b for b in BACKENDS if b in backends):
+    for backend in (p.name for p in profiles.selected(backends)):
         for key in DATASETS:
             table = datasets.table_name(key, scale)
             c = dict(base(backend), op="parallel_read", dataset=key, table=table, key=KEY[key], variant="", inner=1)
             c.update(peers=read_peers(backend), sql=f"SELECT * FROM {table}", expected_rows=rows[key])
             cases.append(c)
-    for backend in (b for b in ("postgresql", "mariadb") if b in backends):
+    for backend in (p.name for p in profiles.selected(backends) if p.to_sql_cases):
         n = rows["insert"]
         c = dict(base(backend), op="parallel_to_sql", dataset=f"mixed_{n}", table=TO_SQL_TABLE, variant="", inner=1)
         c.update(peers=to_sql_peers(), sql="", expected_rows=n, parquet_path=str(bulk.parquet_path(n)))
@@ -125,17 +111,18 @@ def prepare(scale: str, cases: list[dict[str, Any]], log: Callable[[str], None] 
     for SQLite and PostgreSQL): MariaDB's tables, the indexes, the server's process id in
     each case (``server_pid``: where its CPU time is read), the to_sql input file."""
     read = {c["backend"] for c in cases if c["op"] == "parallel_read"}
-    if "mariadb" in read:
-        load_mariadb(scale, log)
+    for profile in profiles.selected(sorted(read)):
+        if profile.partitioning_loads:
+            load_mariadb(profile, scale, log)
     for backend in sorted(read):
         index_keys(backend, scale)
     pids = {b: server_pid(b) for b in {c["backend"] for c in cases if c["op"] in OPS}}
     for c in cases:
         if c["op"] in OPS:
             c["server_pid"] = pids[c["backend"]]
-            # PostgreSQL serves each connection by a process of its own (children of the
-            # postmaster); MariaDB by threads of one process.
-            c["server_tree"] = c["backend"] == "postgresql"
+            # A process a connection (PostgreSQL's, children of the postmaster), or threads of
+            # one process (MariaDB's).
+            c["server_tree"] = profiles.of(c).server_tree
     to_sql = sorted({c["backend"] for c in cases if c["op"] == "parallel_to_sql"})
     if to_sql:
         # The insert case's Parquet file (bench/bulk.py writes what is missing, once).
@@ -143,27 +130,17 @@ def prepare(scale: str, cases: list[dict[str, Any]], log: Callable[[str], None] 
 
 
 def index_keys(backend: str, scale: str) -> None:
+    """The partition keys' indexes, where missing (a backend without index_sql: the loader made them)."""
+    profile = profiles.BY_NAME[backend]
+    if not profile.index_sql:
+        return
+    conn = base(backend)
     for key in DATASETS:
         table, col = datasets.table_name(key, scale), KEY[key]
-        ddl = f"CREATE INDEX {table}_{col}_idx ON {table} ({col})"
-        if backend == "sqlite":
-            con = sqlite3.connect(datasets.SQLITE_PATH, isolation_level=None)
-            con.execute(ddl.replace("CREATE INDEX", "CREATE INDEX IF NOT EXISTS"))
-            con.close()
-        elif backend == "postgresql":
-            import psycopg
-
-            with psycopg.connect(os.environ["FASTODBC_BENCH_PG_DSN"], autocommit=True) as con:
-                if con.execute("SELECT to_regclass(%s) IS NULL", (f"{table}_{col}_idx",)).fetchone()[0]:
-                    con.execute(ddl)
-                    con.execute(f"VACUUM (ANALYZE) {table}")
-        # MariaDB: created with the table (load_mariadb).
-
-
-def mariadb_connect() -> Any:
-    import pymysql
-
-    return pymysql.connect(**bulk.mariadb_params(os.environ["FASTODBC_BENCH_MARIADB"]), autocommit=True)
+        index = f"{table}_{col}_idx"
+        if native_clients.query(conn, str(profile.index_exists_sql).format(index=index))[0][0]:
+            continue
+        native_clients.execute(conn, *(sql.format(index=index, table=table, column=col) for sql in profile.index_sql))
 
 
 #: How MariaDB's tables key the partition column: mixed's ``id`` is its table's natural key
@@ -175,10 +152,11 @@ MARIADB_KEY = {"int10": "INDEX (c0)", "mixed": "PRIMARY KEY (id)"}
 MARIADB_VERSION = datasets.GENERATOR_VERSION * 1000 + 2
 
 
-def load_mariadb(scale: str, log: Callable[[str], None] = print) -> None:
-    """int10 and mixed of ``scale`` into MariaDB (a ``bench_meta`` row per table, as the other
-    loaders keep: a server kept between runs is not loaded again)."""
-    con = mariadb_connect()
+def load_mariadb(profile: profiles.Backend, scale: str, log: Callable[[str], None] = print) -> None:
+    """int10 and mixed of ``scale`` into a backend without fetch cases (partitioning_loads:
+    MariaDB, through PyMySQL), a ``bench_meta`` row per table, as the other loaders keep: a
+    server kept between runs is not loaded again."""
+    con = native_clients.connect(base(profile.name))
     with con.cursor() as cur:
         cur.execute("CREATE TABLE IF NOT EXISTS bench_meta (tbl VARCHAR(64) PRIMARY KEY, rows_ INT, version INT)")
         cur.execute("SELECT tbl, rows_, version FROM bench_meta")
@@ -189,7 +167,7 @@ def load_mariadb(scale: str, log: Callable[[str], None] = print) -> None:
                 continue
             t0 = time.perf_counter()
             ds = datasets.DATASETS[key]
-            cols = ", ".join(f"{c.name} {c.mariadb or 'INT'}" for c in ds.columns)
+            cols = ", ".join(f"{c.name} {profile.column_type(c) or 'INT'}" for c in ds.columns)
             cur.execute(f"DROP TABLE IF EXISTS {table}")
             cur.execute(f"CREATE TABLE {table} ({cols}, {MARIADB_KEY[key]})")
             insert = f"INSERT INTO {table} VALUES ({', '.join(['%s'] * len(ds.columns))})"
@@ -209,23 +187,18 @@ def load_mariadb(scale: str, log: Callable[[str], None] = print) -> None:
 
 
 def server_pid(backend: str) -> int | None:
-    """The process whose CPU time is the server's: PostgreSQL's postmaster (its children serve
-    the connections), MariaDB's mariadbd; None where it is not on this host (or SQLite)."""
+    """The process whose CPU time is the server's: the parent of the session's process where
+    each connection has its own (PostgreSQL's postmaster), else the process of the server's pid
+    file (MariaDB's mariadbd); None where it is not on this host (or a file database)."""
+    profile = profiles.BY_NAME[backend]
+    if profile.server_pid_sql is None:
+        return None
+    answer = native_clients.query(base(backend), profile.server_pid_sql)[0][0]
     pid = None
-    if backend == "postgresql":
-        import psycopg
-
-        with psycopg.connect(os.environ["FASTODBC_BENCH_PG_DSN"]) as con:
-            backend_pid = con.execute("SELECT pg_backend_pid()").fetchone()[0]
-        stat = Path(f"/proc/{backend_pid}/stat")
+    if profile.server_tree:
+        stat = Path(f"/proc/{answer}/stat")
         if stat.exists():
-            pid = int(stat.read_text().rsplit(")", 1)[1].split()[1])  # the backend's parent
-    elif backend == "mariadb":
-        con = mariadb_connect()
-        with con.cursor() as cur:
-            cur.execute("SELECT @@pid_file")
-            path = Path(cur.fetchone()[0])
-        con.close()
-        if path.exists():
-            pid = int(path.read_text().split()[0])
+            pid = int(stat.read_text().rsplit(")", 1)[1].split()[1])  # the session's parent
+    elif Path(answer).exists():
+        pid = int(Path(answer).read_text().split()[0])
     return pid if pid is not None and Path(f"/proc/{pid}/stat").exists() else None

@@ -25,14 +25,13 @@ MariaDB's Sequence engine); SQLite reads a table written once to bench/data/pool
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from typing import Any
 
+import backend_profiles as profiles
 import datasets
 
 OPS = ("pool", "aio_concurrency", "aio_lag", "aio_overhead")
-BACKENDS = ("sqlite", "postgresql", "mariadb")
 #: Repetitions: the per-operation cases are milliseconds a peer and sit on 2 noisy cores.
 REPS = {"pool": 7, "aio_concurrency": 5, "aio_lag": 5, "aio_overhead": 7}
 SQLITE_PATH = datasets.DATA_DIR / "pool.sqlite"
@@ -49,25 +48,29 @@ LAG_ROWS = {"full": 1_000_000, "quick": 200_000}
 TICK = 0.001
 #: Issue 20's bar for the ticker's delay, seconds.
 LAG_BAR = 0.005
-#: Checkouts (or connects) per measurement of the ``pool`` case, per scale / backend / kind:
-#: ~0.2-1 s each (a cold PostgreSQL connect is ~3-6 ms, a MariaDB one ~1.5 ms, SQLite's ~0.1 ms).
-POOL_INNER = {
-    "full": {
-        "sqlite": {"cold": 500, "warm": 5000},
-        "postgresql": {"cold": 60, "warm": 2000},
-        "mariadb": {"cold": 200, "warm": 2000},
-    },
-    "quick": {
-        "sqlite": {"cold": 150, "warm": 1500},
-        "postgresql": {"cold": 20, "warm": 600},
-        "mariadb": {"cold": 60, "warm": 600},
+# Checkouts (or connects) per measurement of the ``pool`` case (~0.2-1 s each) and the
+# aio_overhead case's calls: each backend's pool_inner and overhead_calls.
+
+#: The pool and asyncio peers of a native client with a pool and an async API of its own,
+#: beside fastodbc's: {client: {case: peers}} ("inner" of a pool peer: "cold" or "warm").
+NATIVE_POOL_PEERS: dict[str, dict[str, list[dict[str, Any]]]] = {
+    "psycopg": {
+        "pool": [
+            {"peer": "psycopg", "how": "cold", "label": "psycopg connect", "inner": "cold"},
+            {"peer": "psycopg", "how": "pool", "label": "psycopg_pool ConnectionPool", "inner": "warm"},
+        ],
+        "aio_concurrency": [
+            {"peer": "psycopg", "how": "async", "label": "psycopg_pool AsyncConnectionPool, tasks"},
+            {"peer": "psycopg", "how": "threads", "label": "psycopg_pool ConnectionPool, threads"},
+        ],
+        "aio_lag": [{"peer": "psycopg", "how": "fetchall", "label": "psycopg await fetchall"}],
+        "aio_overhead": [{"peer": "psycopg", "label": "psycopg"}],
     },
 }
-#: Calls per measurement of the ``aio_overhead`` case (each kind, interleaved in blocks).
-OVERHEAD_INNER = {
-    "full": {"sqlite": 4000, "postgresql": 1500, "mariadb": 1500},
-    "quick": {"sqlite": 1200, "postgresql": 500, "mariadb": 500},
-}
+
+
+def native_peers(backend: str, op: str) -> list[dict[str, Any]]:
+    return [dict(p) for p in NATIVE_POOL_PEERS.get(profiles.BY_NAME[backend].native, {}).get(op, [])]
 
 
 def pool_peers(backend: str, inner: dict[str, int]) -> list[dict[str, Any]]:
@@ -93,12 +96,7 @@ def pool_peers(backend: str, inner: dict[str, int]) -> list[dict[str, Any]]:
             "inner": inner["warm"],
         },
     ]
-    if backend == "postgresql":
-        peers += [
-            {"peer": "psycopg", "how": "cold", "label": "psycopg connect", "inner": inner["cold"]},
-            {"peer": "psycopg", "how": "pool", "label": "psycopg_pool ConnectionPool", "inner": inner["warm"]},
-        ]
-    return peers
+    return peers + [dict(p, inner=inner[p["inner"]]) for p in native_peers(backend, "pool")]
 
 
 def concurrency_peers(backend: str) -> list[dict[str, Any]]:
@@ -108,12 +106,7 @@ def concurrency_peers(backend: str) -> list[dict[str, Any]]:
         {"peer": "fastodbc", "how": "sequential", "label": "fastodbc ConnectionPool, sequential"},
         {"peer": "fastodbc", "how": "connection", "label": "fastodbc one connection, sequential"},
     ]
-    if backend == "postgresql":
-        peers += [
-            {"peer": "psycopg", "how": "async", "label": "psycopg_pool AsyncConnectionPool, tasks"},
-            {"peer": "psycopg", "how": "threads", "label": "psycopg_pool ConnectionPool, threads"},
-        ]
-    return peers
+    return peers + native_peers(backend, "aio_concurrency")
 
 
 def lag_peers(backend: str) -> list[dict[str, Any]]:
@@ -123,27 +116,19 @@ def lag_peers(backend: str) -> list[dict[str, Any]]:
         {"peer": "fastodbc", "how": "to_thread", "label": "fastodbc to_thread(fetchall)"},
         {"peer": "fastodbc", "how": "sync", "label": "fastodbc fetchall, no loop"},
     ]
-    if backend == "postgresql":
-        peers.append({"peer": "psycopg", "how": "fetchall", "label": "psycopg await fetchall"})
-    return peers
+    return peers + native_peers(backend, "aio_lag")
 
 
 def overhead_peers(backend: str) -> list[dict[str, Any]]:
     peers = [{"peer": "fastodbc", "label": "fastodbc"}]
-    if backend == "postgresql":
-        peers.append({"peer": "psycopg", "label": "psycopg"})
-    return peers
+    return peers + native_peers(backend, "aio_overhead")
 
 
 def lag_sql(backend: str, rows: int) -> str:
-    """``rows`` rows of (integer, double, short text) on each backend."""
-    if backend == "postgresql":
-        return (
-            f"SELECT i, i * 0.5::float8 AS x, ('row ' || i)::varchar(20) AS s FROM generate_series(1, {rows}) AS g(i)"
-        )
-    if backend == "mariadb":
-        return f"SELECT seq AS i, seq * 0.5e0 AS x, CAST(CONCAT('row ', seq) AS CHAR(20)) AS s FROM seq_1_to_{rows}"
-    return f"SELECT i, x, s FROM {lag_table(rows)}"
+    """``rows`` rows of (integer, double, short text) on each backend: its series_sql, else a
+    table written once (``prepare``)."""
+    series = profiles.BY_NAME[backend].series_sql
+    return series.format(rows=rows) if series else f"SELECT i, x, s FROM {lag_table(rows)}"
 
 
 def lag_table(rows: int) -> str:
@@ -151,17 +136,13 @@ def lag_table(rows: int) -> str:
 
 
 def base(backend: str) -> dict[str, Any]:
-    if backend == "sqlite":
-        return {"backend": backend, "cs": datasets.sqlite_cs(SQLITE_PATH), "sqlite_path": str(SQLITE_PATH)}
-    if backend == "postgresql":
-        pg = os.environ["FASTODBC_BENCH_PG"]
-        return {"backend": backend, "cs": pg, "pg_dsn": os.environ["FASTODBC_BENCH_PG_DSN"]}
-    return {"backend": backend, "cs": os.environ["FASTODBC_BENCH_MARIADB"]}
+    return profiles.BY_NAME[backend].connection(SQLITE_PATH)
 
 
 def prepare(scale: str, backends: list[str], log: Any = print) -> None:
-    """SQLite's lag table, written once (the servers generate theirs)."""
-    if "sqlite" not in backends:
+    """The lag table of a backend that generates no series (SQLite's), written once (in
+    bench/data/pool.sqlite: the stdlib's sqlite3 writes it)."""
+    if not any(p.series_sql is None for p in profiles.selected(backends)):
         return
     rows = LAG_ROWS[scale]
     SQLITE_PATH.parent.mkdir(parents=True, exist_ok=True)
@@ -189,8 +170,9 @@ def build_cases(scale: str, backends: list[str]) -> list[dict[str, Any]]:
     def case(op: str, backend: str, peers: list[dict], sql: str, **kw: Any) -> None:
         cases.append(dict(base(backend), op=op, dataset="", peers=peers, variant="", inner=1, sql=sql, **kw))
 
-    for backend in (b for b in BACKENDS if b in backends):
-        case("pool", backend, pool_peers(backend, POOL_INNER[scale][backend]), sql=SELECT1)
+    for profile in profiles.selected(backends):
+        backend = profile.name
+        case("pool", backend, pool_peers(backend, profile.pool_inner[scale]), sql=SELECT1)
         per_task = QUERIES_PER_TASK[scale]
         case(
             "aio_concurrency",
@@ -204,5 +186,5 @@ def build_cases(scale: str, backends: list[str]) -> list[dict[str, Any]]:
         )
         rows = LAG_ROWS[scale]
         case("aio_lag", backend, lag_peers(backend), sql=lag_sql(backend, rows), expected_rows=rows, tick=TICK)
-        case("aio_overhead", backend, overhead_peers(backend), sql=SELECT1, calls=OVERHEAD_INNER[scale][backend])
+        case("aio_overhead", backend, overhead_peers(backend), sql=SELECT1, calls=profile.overhead_calls[scale])
     return cases

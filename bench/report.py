@@ -25,10 +25,9 @@ import report_parallel  # noqa: E402
 import report_pool  # noqa: E402
 from report_base import (  # noqa: E402, F401 - re-exported: bench/history.py and the tests use report.<name>
     BIG,
+    FETCH_BACKENDS,
     NATIVE,
     PARITY_P,
-    STEP,
-    UDF,
     VARIANT_LABEL,
     best_floor,
     cell,
@@ -39,7 +38,9 @@ from report_base import (  # noqa: E402, F401 - re-exported: bench/history.py an
     med,
     ratio,
     rep_seconds,
+    results_path,
     status,
+    streaming,
     table,
     verdict_of,
 )
@@ -100,7 +101,7 @@ def case_line(c: dict) -> str:
 
 def fetch_tables(results: dict) -> str:
     out = []
-    for backend in ("sqlite", "postgresql"):
+    for backend in FETCH_BACKENDS:
         if not any(c["backend"] == backend for c in results["cases"]):
             continue
         native = NATIVE[backend]
@@ -129,7 +130,7 @@ def fetch_tables(results: dict) -> str:
                     ]
                 )
         for ds in ("mixed_mid", "mixed"):
-            c = find(results, backend, ds, "fetchmany", UDF if backend == "postgresql" else STEP)
+            c = find(results, backend, ds, "fetchmany", streaming(backend))
             if c:
                 rows.append(
                     [
@@ -259,7 +260,7 @@ def floor_table(results: dict) -> str:
     if not labels:
         return "_odbc-floor was not run (binary missing or --no-floor)._"
     rows = []
-    for backend in ("sqlite", "postgresql"):
+    for backend in FETCH_BACKENDS:
         for ds in BIG:
             c = find(results, backend, ds, "fetchall")
             if not c:
@@ -340,7 +341,7 @@ def memory_table(results: dict) -> str:
 
 def insert_table(results: dict) -> str:
     rows = []
-    for backend in ("sqlite", "postgresql"):
+    for backend in FETCH_BACKENDS:
         c = find(results, backend, "", "insert")
         if not c:
             continue
@@ -370,7 +371,7 @@ def insert_table(results: dict) -> str:
 
 def small_ops_table(results: dict) -> str:
     rows = []
-    for backend in ("sqlite", "postgresql"):
+    for backend in FETCH_BACKENDS:
         native = NATIVE[backend]
         for op in ("select1", "connect", "describe"):
             c = find(results, backend, "", op)
@@ -462,7 +463,7 @@ def instructions_table(results: dict) -> str:
 def targets(results: dict) -> list[tuple[str, str, str]]:
     """(target, measured figure, verdict) for every target of issue 3."""
     out = []
-    backends = [b for b in ("sqlite", "postgresql") if any(c["backend"] == b for c in results["cases"])]
+    backends = [b for b in FETCH_BACKENDS if any(c["backend"] == b for c in results["cases"])]
 
     def verdict(oks: list[bool | None]) -> str:
         """The verdict of a target every client could reach."""
@@ -688,7 +689,7 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
     )
     figs, oks = [], []
     for b in backends:
-        for variant in ("", UDF if b == "postgresql" else STEP):
+        for variant in ("", streaming(b)):
             mid, big = (
                 find(results, b, "mixed_mid", "fetchmany", variant),
                 find(results, b, "mixed", "fetchmany", variant),
@@ -828,8 +829,8 @@ def render(results: dict) -> str:
 
 
 #: Tables BENCHMARKS.md leaves to the run's full report (bench/results/latest-full.md, the same
-#: run): the file keeps every target table and the main ones, under the repository's 40 KB a
-#: file. A heading is matched by its start.
+#: run, on the machine that ran it: results are not in git): the file keeps every target table
+#: and the main ones, under the repository's 40 KB a file. A heading is matched by its start.
 FULL_REPORT_ONLY = (
     "`fetch_record_batch` iterated",
     "pandas:",
@@ -874,7 +875,10 @@ def summary(results: dict) -> str:
             kept.append(part)
     if left:
         more = "; ".join(left)
-        kept.append(f"#### In the run's full report\n\n`bench/results/latest-full.md` also holds: {more}.\n")
+        kept.append(
+            "#### In the run's full report\n\n`bench/results/latest-full.md`, written by the run where it ran"
+            f" (results are not kept in git), also holds: {more}.\n"
+        )
     return "".join(kept)
 
 
@@ -892,16 +896,15 @@ def update_benchmarks_md(results: dict) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    latest = ROOT / "bench" / "results" / "latest.json"  # the last run; git keeps only latest-full
-    latest = latest if latest.exists() else latest.with_name("latest-full.json")
-    ap.add_argument("results", nargs="?", type=Path, default=latest)
+    ap.add_argument("results", nargs="?", type=Path, help="default: bench/results/latest.json, else latest-full.json")
     ap.add_argument("--benchmarks-md", action="store_true", help="rewrite the generated section of BENCHMARKS.md")
     args = ap.parse_args()
-    results = json.loads(args.results.read_text())
-    if args.results.name.startswith("latest"):
-        results["meta"].setdefault("results_file", f"bench/results/{args.results.name}")
+    path = results_path(args.results)
+    results = json.loads(path.read_text())
+    if path.name.startswith("latest"):
+        results["meta"].setdefault("results_file", f"bench/results/{path.name}")
     else:
-        results["meta"]["results_file"] = f"bench/results/{args.results.name}"
+        results["meta"]["results_file"] = f"bench/results/{path.name}"
     if args.benchmarks_md:
         update_benchmarks_md(results)
     else:

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from report_base import (
     BIG,
-    STEP,
-    UDF,
+    FETCH_BACKENDS,
     VARIANT_LABEL,
     best_floor,
     find,
@@ -24,6 +23,7 @@ from report_base import (
     med,
     ratio,
     status,
+    streaming,
     table,
     verdict_of,
 )
@@ -54,12 +54,7 @@ def has_arrow(results: dict) -> bool:
 
 
 def backends_of(results: dict) -> list[str]:
-    return [b for b in ("sqlite", "postgresql") if any(c["backend"] == b for c in results.get("cases", []))]
-
-
-def streaming(backend: str) -> str:
-    """The variant whose driver options stream (bench/run.py: UDF on PostgreSQL, StepAPI on SQLite)."""
-    return UDF if backend == "postgresql" else STEP
+    return [b for b in FETCH_BACKENDS if any(c["backend"] == b for c in results.get("cases", []))]
 
 
 def speedup(c: dict | None, peer: str, of: str = ARROW) -> float | None:

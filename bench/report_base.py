@@ -7,17 +7,48 @@ bench tests call them as ``report.<name>``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import backend_profiles as profiles
 
 BIG = ("int10", "varchar5", "unicode3", "mixed", "blob1")
-NATIVE = {"sqlite": "sqlite3", "postgresql": "psycopg"}
-UDF = "UseDeclareFetch=1;Fetch=10000"
-STEP = "StepAPI=1, autocommit"
-VARIANT_LABEL = {UDF: "UseDeclareFetch=1", STEP: "StepAPI=1, autocommit"}
+#: The fetch cases' backends (bench/backend_profiles.py), their native clients, and the variants
+#: of their drivers' streaming options as the tables name them.
+FETCH_BACKENDS = profiles.FETCH
+NATIVE = {b: profiles.BY_NAME[b].native for b in FETCH_BACKENDS}
+VARIANT_LABEL = {s.variant: s.label for s in (profiles.BY_NAME[b].streaming for b in FETCH_BACKENDS) if s}
+#: Where bench/run.py writes every run: git-ignored, so a clone has none until it runs one.
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def results_path(path: Path | None = None) -> Path:
+    """A results JSON of bench/run.py: ``path``, else the last run's (latest.json), else the last
+    full run's (latest-full.json). None there: SystemExit saying how to make one."""
+    candidates = [path] if path else [RESULTS / "latest.json", RESULTS / "latest-full.json"]
+    for p in candidates:
+        if p.exists():
+            return p
+    raise SystemExit(
+        f"no results at {' or '.join(map(str, candidates))}: results are not kept in git; "
+        "run the benchmark first (make bench, make bench-quick, or bench/run.py --only ...)"
+    )
+
+
+def read_results(path: Path | None = None) -> dict:
+    return json.loads(results_path(path).read_text())
 
 
 # ---------------------------------------------------------------------------------------------
 # Lookup and formatting
+
+
+def streaming(backend: str) -> str:
+    """The variant of the cases run with the backend's streaming option (bench/run.py)."""
+    option = profiles.BY_NAME[backend].streaming
+    assert option is not None, f"{backend} has no fetch cases"
+    return option.variant
 
 
 def find(results: dict, backend: str, dataset: str, op: str, variant: str = "") -> dict | None:
@@ -27,6 +58,14 @@ def find(results: dict, backend: str, dataset: str, op: str, variant: str = "") 
     return None
 
 
+def cases_of(results: dict, op: str, then: Callable[[dict], tuple] | None = None) -> list[dict]:
+    """The run's cases of ``op`` in the backends' order (bench/backend_profiles.py), then by ``then``
+    (else in the run's order)."""
+    order = {b: i for i, b in enumerate(profiles.NAMES)}
+    found = [c for c in results.get("cases", []) if c["op"] == op]
+    return sorted(found, key=lambda c: (order.get(c["backend"], 9), *(then(c) if then else ())))
+
+
 def med(case: dict | None, peer: str) -> float | None:
     if not case:
         return None
@@ -34,6 +73,12 @@ def med(case: dict | None, peer: str) -> float | None:
     if not r or r.get("error") and "median_s" not in r:
         return None
     return r.get("median_s")
+
+
+def metric(case: dict | None, peer: str, key: str) -> float | None:
+    """A figure a worker measured beside the time (``metrics``), where the peer has a time."""
+    r = ((case or {}).get("results") or {}).get(peer) or {}
+    return (r.get("metrics") or {}).get(key) if "median_s" in r else None
 
 
 def ratio(case: dict | None, peer: str, base: str = "pyodbc") -> float | None:
@@ -108,6 +153,43 @@ def table(head: list[str], rows: Iterable[list[str]], align: str = "") -> str:
     align = align or "l" + "r" * (len(head) - 1)
     sep = "|" + "|".join("---:" if a == "r" else "---" for a in align) + "|"
     return "\n".join(["| " + " | ".join(head) + " |", sep] + ["| " + " | ".join(r) + " |" for r in rows])
+
+
+def error_cell(limit: int) -> Callable[[dict, str], list[str]]:
+    """The cells of a peer without a time: the peer, its error cut to ``limit`` characters."""
+
+    def cells(case: dict, peer: str) -> list[str]:
+        err = (case["results"].get(peer) or {}).get("error") or "no result"
+        return [peer, f"error: `{err[:limit]}`"]
+
+    return cells
+
+
+#: A failed peer's cell where a table names no limit.
+ERROR_CELL = error_cell(120)
+
+
+def peer_rows(
+    cases: Iterable[dict],
+    row: Callable[[dict, str], list[str]],
+    width: int,
+    *,
+    peers: Callable[[dict], Iterable[str]] = lambda c: c["peers"],
+    where: Callable[[dict], str] = lambda c: c["backend"],
+    error: Callable[[dict, str], list[str]] = ERROR_CELL,
+) -> list[list[str]]:
+    """The rows of a table of a row per case and peer (the section tables of bench/report_pool.py,
+    report_parallel.py, report_bulk.py): ``where`` the case ran, then ``row(case, peer)`` where
+    the peer has a time, else ``error(case, peer)`` and "-" to the ``width`` of the table."""
+    rows = []
+    for c in cases:
+        for peer in peers(c):
+            if med(c, peer) is None:
+                cells = [where(c), *error(c, peer)]
+                rows.append(cells + ["-"] * (width - len(cells)))
+            else:
+                rows.append([where(c), *row(c, peer)])
+    return rows
 
 
 def best_floor(c: dict | None) -> tuple[str | None, float | None]:

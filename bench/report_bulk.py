@@ -12,13 +12,14 @@ whose loaded table or exported file differed is an error, not a time.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from report_base import fmt_s, fmt_x, med, status, table, verdict_of  # noqa: E402
+import backend_profiles as profiles  # noqa: E402
+import report_base  # noqa: E402
+from report_base import fmt_s, fmt_x, med, peer_rows, read_results, status, table, verdict_of  # noqa: E402
 
 INGEST = "fastodbc ingest"
 EXECUTEMANY = "fastodbc executemany"
@@ -26,7 +27,6 @@ ARROW_ODBC = "arrow-odbc insert_into_table"
 PARQUET = "fastodbc ingest_parquet"
 EXPORT = "fastodbc export"
 ODBC2PARQUET = "odbc2parquet"
-BACKENDS = ("sqlite", "postgresql", "mariadb")
 #: Flat peak memory, as for fetchmany and fetch_record_batch: ≤ 1.25x + 5 MB.
 FLAT_X, FLAT_MB = 1.25, 5.0
 PG_ROWS_PER_S = 150_000
@@ -36,9 +36,7 @@ MARIADB_VS_PYODBC = 10.0
 
 
 def cases_of(results: dict, op: str) -> list[dict]:
-    order = {b: i for i, b in enumerate(BACKENDS)}
-    found = [c for c in results.get("cases", []) if c["op"] == op]
-    return sorted(found, key=lambda c: (order.get(c["backend"], 9), c.get("expected_rows") or 0))
+    return report_base.cases_of(results, op, lambda c: (c.get("expected_rows") or 0,))
 
 
 def has_bulk(results: dict) -> bool:
@@ -100,75 +98,61 @@ def first_rep(c: dict | None, peer: str, key: str) -> object:
 # Tables
 
 
+def no_time(c: dict, peer: str) -> list[str]:
+    return [peer, "-", "error"]
+
+
 def ingest_table(results: dict) -> str:
-    rows = []
-    for c in cases_of(results, "ingest"):
-        for peer in c["peers"]:
-            r = result(c, peer)
-            if "median_s" not in r:
-                rows.append([c["backend"], peer, "-", "error", "-", "-", "-", "-"])
-                continue
-            x = speedup(c, peer, INGEST) if peer != INGEST else None
-            rows.append(
-                [
-                    c["backend"],
-                    peer,
-                    f"{r['rows']:,}",
-                    fmt_s(r["median_s"]),
-                    f"{rows_per_s(c, peer):,.0f}",
-                    "-" if peer == INGEST else fmt_x(x),
-                    mb(delta_mb(c, peer)),
-                    check_cell(c, peer),
-                ]
-            )
+    def row(c: dict, peer: str) -> list[str]:
+        r = result(c, peer)
+        return [
+            peer,
+            f"{r['rows']:,}",
+            fmt_s(r["median_s"]),
+            f"{rows_per_s(c, peer):,.0f}",
+            "-" if peer == INGEST else fmt_x(speedup(c, peer, INGEST)),
+            mb(delta_mb(c, peer)),
+            check_cell(c, peer),
+        ]
+
     head = ["backend", "client", "rows", "time", "rows/s", "ingest's speedup over it", "ΔRSS MB", "table read back"]
-    return table(head, rows, "llrrrrrl")
+    return table(head, peer_rows(cases_of(results, "ingest"), row, len(head), error=no_time), "llrrrrrl")
 
 
 def parquet_table(results: dict) -> str:
-    rows = []
-    for c in cases_of(results, "ingest_parquet"):
-        r = result(c, PARQUET)
-        if "median_s" not in r:
-            rows.append([c["backend"], f"{c['expected_rows']:,}", "error", "-", "-", "-", "-"])
-            continue
-        rows.append(
-            [
-                c["backend"],
-                f"{r['rows']:,}",
-                fmt_s(r["median_s"]),
-                f"{rows_per_s(c, PARQUET):,.0f}",
-                mb(delta_mb(c, PARQUET)),
-                mb(peak_mb(c, PARQUET)),
-                check_cell(c, PARQUET),
-            ]
-        )
+    def row(c: dict, peer: str) -> list[str]:
+        r = result(c, peer)
+        return [
+            f"{r['rows']:,}",
+            fmt_s(r["median_s"]),
+            f"{rows_per_s(c, peer):,.0f}",
+            mb(delta_mb(c, peer)),
+            mb(peak_mb(c, peer)),
+            check_cell(c, peer),
+        ]
+
+    def no_load(c: dict, peer: str) -> list[str]:
+        return [f"{c['expected_rows']:,}", "error"]
+
     head = ["backend", "Parquet rows", "time", "rows/s", "ΔRSS MB", "peak RSS MB (process)", "table read back"]
-    return table(head, rows, "lrrrrrl")
+    loads = peer_rows(cases_of(results, "ingest_parquet"), row, len(head), peers=lambda c: (PARQUET,), error=no_load)
+    return table(head, loads, "lrrrrrl")
 
 
 def export_table(results: dict) -> str:
-    rows = []
-    for c in cases_of(results, "export"):
-        for peer in c["peers"]:
-            r = result(c, peer)
-            if "median_s" not in r:
-                rows.append([c["backend"], peer, "-", "error", "-", "-", "-", "-", "-"])
-                continue
-            size = first_rep(c, peer, "file_bytes")
-            rows.append(
-                [
-                    c["backend"],
-                    peer,
-                    f"{r['rows']:,}",
-                    fmt_s(r["median_s"]),
-                    f"{rows_per_s(c, peer):,.0f}",
-                    mb(peak_mb(c, peer)),
-                    mb(size / 2**20 if isinstance(size, int) else None),
-                    "-" if peer == EXPORT else fmt_x(speedup(c, peer, EXPORT)),
-                    check_cell(c, peer),
-                ]
-            )
+    def row(c: dict, peer: str) -> list[str]:
+        r, size = result(c, peer), first_rep(c, peer, "file_bytes")
+        return [
+            peer,
+            f"{r['rows']:,}",
+            fmt_s(r["median_s"]),
+            f"{rows_per_s(c, peer):,.0f}",
+            mb(peak_mb(c, peer)),
+            mb(size / 2**20 if isinstance(size, int) else None),
+            "-" if peer == EXPORT else fmt_x(speedup(c, peer, EXPORT)),
+            check_cell(c, peer),
+        ]
+
     head = [
         "backend",
         "command",
@@ -180,7 +164,7 @@ def export_table(results: dict) -> str:
         "fastodbc's speedup",
         "file vs the generator's rows",
     ]
-    return table(head, rows, "llrrrrrrl")
+    return table(head, peer_rows(cases_of(results, "export"), row, len(head), error=no_time), "llrrrrrrl")
 
 
 def export_types(results: dict) -> list[str]:
@@ -257,7 +241,7 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
             )
         )
     figs, oks = [], []
-    for backend in BACKENDS:
+    for backend in profiles.NAMES:
         pair = [c for c in cases_of(results, "ingest_parquet") if c["backend"] == backend]
         if len(pair) < 2:
             continue
@@ -340,9 +324,9 @@ def section(results: dict) -> list[str]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", nargs="?", type=Path, default=Path(__file__).parent / "results" / "latest.json")
+    ap.add_argument("results", nargs="?", type=Path, help="default: bench/results/latest.json")
     args = ap.parse_args()
-    print("\n".join(section(json.loads(args.results.read_text()))))
+    print("\n".join(section(read_results(args.results))))
     return 0
 
 

@@ -12,19 +12,21 @@ the repetitions (each a fresh process); ratios are of medians of the same case.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import backend_profiles as profiles  # noqa: E402
 import partitioning  # noqa: E402
+import report_base  # noqa: E402
 from partitioning import CONNECTORX, FASTODBC_DASK, INGEST, ONE, PARTITIONS, PEER_PARTITIONS, TO_SQL, plan_label  # noqa: E402
-from report_base import fmt_s, fmt_x, med, status, table, verdict_of  # noqa: E402
+from report_base import error_cell, fmt_s, fmt_x, med, metric, peer_rows, read_results, status, table, verdict_of  # noqa: E402
 
-BACKENDS = partitioning.BACKENDS
-#: Where the issue's targets are judged (SQLite is shown: its "server" is in the client).
-JUDGED = ("postgresql", "mariadb")
+#: A failed peer's cell in the tables.
+ERROR = error_cell(100)
+#: Where the issue's targets are judged: the servers (SQLite is shown: its "server" is in the client).
+JUDGED = profiles.SERVERS
 #: CPU per row of an N-partition read / one connection's, N = 2, 4, 8.
 CPU_BAR = 1.1
 CPU_JUDGED = (2, 4, 8)
@@ -35,18 +37,11 @@ DASK_BAR = 3.0
 
 
 def cases_of(results: dict, op: str) -> list[dict]:
-    order = {b: i for i, b in enumerate(BACKENDS)}
-    found = [c for c in results.get("cases", []) if c["op"] == op]
-    return sorted(found, key=lambda c: (order.get(c["backend"], 9), c["dataset"]))
+    return report_base.cases_of(results, op, lambda c: (c["dataset"],))
 
 
 def has_parallel(results: dict) -> bool:
     return any(c["op"] in partitioning.OPS for c in results.get("cases", []))
-
-
-def metric(c: dict | None, peer: str, key: str) -> float | None:
-    r = ((c or {}).get("results") or {}).get(peer) or {}
-    return (r.get("metrics") or {}).get(key) if "median_s" in r else None
 
 
 def over(a: float | None, b: float | None) -> float | None:
@@ -81,32 +76,25 @@ def where(c: dict) -> str:
 
 
 def efficiency_table(results: dict) -> str:
-    rows = []
-    for c in cases_of(results, "parallel_read"):
-        for peer in [ONE] + [plan_label(n) for n in PARTITIONS]:
-            if peer not in c["results"]:
-                continue
-            if med(c, peer) is None:
-                err = (c["results"].get(peer) or {}).get("error") or "no result"
-                rows.append([where(c), peer, f"error: `{err[:100]}`"] + ["-"] * 9)
-                continue
-            parts = metric(c, peer, "partitions")
-            rows.append(
-                [
-                    where(c),
-                    peer,
-                    "1" if peer == ONE else f"{parts:g}" if parts is not None else "-",
-                    fmt_s(med(c, peer)),
-                    fmt_x(over(med(c, ONE), med(c, peer))),
-                    fmt_x(over(med(c, ONE), end_to_end(c, peer))),
-                    us_per_row(c, peer, "client_cpu_s"),
-                    us_per_row(c, peer, "server_cpu_s"),
-                    fmt_x(cpu_ratio(c, peer, "client_cpu_s")),
-                    fmt_x(cpu_ratio(c, peer, "server_cpu_s")),
-                    fmt_s(metric(c, peer, "plan_s")),
-                    us_per_row(c, peer, "plan_server_cpu_s"),
-                ]
-            )
+    def row(c: dict, peer: str) -> list[str]:
+        parts = metric(c, peer, "partitions")
+        return [
+            peer,
+            "1" if peer == ONE else f"{parts:g}" if parts is not None else "-",
+            fmt_s(med(c, peer)),
+            fmt_x(over(med(c, ONE), med(c, peer))),
+            fmt_x(over(med(c, ONE), end_to_end(c, peer))),
+            us_per_row(c, peer, "client_cpu_s"),
+            us_per_row(c, peer, "server_cpu_s"),
+            fmt_x(cpu_ratio(c, peer, "client_cpu_s")),
+            fmt_x(cpu_ratio(c, peer, "server_cpu_s")),
+            fmt_s(metric(c, peer, "plan_s")),
+            us_per_row(c, peer, "plan_server_cpu_s"),
+        ]
+
+    def reads(c: dict) -> list[str]:
+        return [p for p in [ONE] + [plan_label(n) for n in PARTITIONS] if p in c["results"]]
+
     head = [
         "backend, dataset",
         "read",
@@ -121,32 +109,27 @@ def efficiency_table(results: dict) -> str:
         "plan time",
         "plan's server CPU µs/row",
     ]
+    rows = peer_rows(cases_of(results, "parallel_read"), row, len(head), peers=reads, where=where, error=ERROR)
     return table(head, rows, "llrrrrrrrrrr")
 
 
 def peers_table(results: dict) -> str:
-    rows = []
-    for c in cases_of(results, "parallel_read"):
-        ours = end_to_end(c, plan_label(PEER_PARTITIONS))
-        for peer in [plan_label(PEER_PARTITIONS), FASTODBC_DASK, CONNECTORX, dask_peer(c)]:
-            if peer is None or peer not in c["results"]:
-                continue
-            t = end_to_end(c, peer)
-            if t is None:
-                err = (c["results"].get(peer) or {}).get("error") or "no result"
-                rows.append([where(c), peer, f"error: `{err[:100]}`"] + ["-"] * 5)
-                continue
-            rows.append(
-                [
-                    where(c),
-                    peer + (" (plan + read)" if peer == plan_label(PEER_PARTITIONS) else ""),
-                    fmt_s(t),
-                    fmt_x(over(t, ours)),
-                    fmt_x(over(t, med(c, FASTODBC_DASK))),
-                    us_per_row(c, peer, "client_cpu_s"),
-                    us_per_row(c, peer, "server_cpu_s"),
-                ]
-            )
+    plan = plan_label(PEER_PARTITIONS)
+
+    def row(c: dict, peer: str) -> list[str]:
+        t = end_to_end(c, peer)
+        return [
+            peer + (" (plan + read)" if peer == plan else ""),
+            fmt_s(t),
+            fmt_x(over(t, end_to_end(c, plan))),
+            fmt_x(over(t, med(c, FASTODBC_DASK))),
+            us_per_row(c, peer, "client_cpu_s"),
+            us_per_row(c, peer, "server_cpu_s"),
+        ]
+
+    def compared(c: dict) -> list[str]:
+        return [p for p in (plan, FASTODBC_DASK, CONNECTORX, dask_peer(c)) if p is not None and p in c["results"]]
+
     head = [
         "backend, dataset",
         "client",
@@ -156,29 +139,25 @@ def peers_table(results: dict) -> str:
         "client CPU µs/row",
         "server CPU µs/row",
     ]
+    rows = peer_rows(cases_of(results, "parallel_read"), row, len(head), peers=compared, where=where, error=ERROR)
     return table(head, rows, "llrrrrr")
 
 
 def to_sql_table(results: dict) -> str:
-    rows = []
-    for c in cases_of(results, "parallel_to_sql"):
-        for peer in (TO_SQL, INGEST):
-            if med(c, peer) is None:
-                err = (c["results"].get(peer) or {}).get("error") or "no result"
-                rows.append([c["backend"], peer, f"error: `{err[:100]}`"] + ["-"] * 4)
-                continue
-            rows.append(
-                [
-                    c["backend"],
-                    peer,
-                    fmt_s(med(c, peer)),
-                    fmt_x(over(med(c, peer), med(c, INGEST))),
-                    us_per_row(c, peer, "client_cpu_s"),
-                    us_per_row(c, peer, "server_cpu_s"),
-                ]
-            )
+    def row(c: dict, peer: str) -> list[str]:
+        return [
+            peer,
+            fmt_s(med(c, peer)),
+            fmt_x(over(med(c, peer), med(c, INGEST))),
+            us_per_row(c, peer, "client_cpu_s"),
+            us_per_row(c, peer, "server_cpu_s"),
+        ]
+
     head = ["backend", "load", "time", "time / ingest's", "client CPU µs/row", "server CPU µs/row"]
-    return table(head, rows, "llrrrr")
+    loads = peer_rows(
+        cases_of(results, "parallel_to_sql"), row, len(head), peers=lambda c: (TO_SQL, INGEST), error=ERROR
+    )
+    return table(head, loads, "llrrrr")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -306,8 +285,8 @@ def section(results: dict) -> list[str]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", nargs="?", type=Path, default=Path(__file__).parent / "results" / "latest.json")
-    print("\n".join(section(json.loads(ap.parse_args().results.read_text()))))
+    ap.add_argument("results", nargs="?", type=Path, help="default: bench/results/latest.json")
+    print("\n".join(section(read_results(ap.parse_args().results))))
     return 0
 
 

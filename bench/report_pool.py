@@ -12,22 +12,35 @@ max / p99, with the worst repetition's max beside them.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from report_base import PARITY_P, fmt_s, fmt_x, mann_whitney_p, med, rep_seconds, status, table, verdict_of  # noqa: E402
+import backend_profiles as profiles  # noqa: E402
+from report_base import (  # noqa: E402
+    PARITY_P,
+    cases_of,
+    fmt_s,
+    fmt_x,
+    mann_whitney_p,
+    med,
+    metric,
+    peer_rows,
+    read_results,
+    rep_seconds,
+    status,
+    table,
+    verdict_of,
+)
 
-BACKENDS = ("sqlite", "postgresql", "mariadb")
 OPS = ("pool", "aio_concurrency", "aio_lag", "aio_overhead")
 #: The background write-up's pool speedup over a cold connect (issue 20's bar).
 POOL_BAR = 72.0
 #: Issue 20's bar for the ticker's delay.
 LAG_BAR = 0.005
-#: Where the pool's and the lag's bars are judged (SQLite is shown).
-POOL_JUDGED = ("postgresql", "mariadb")
+#: Where the pool's and the lag's bars are judged: the servers (SQLite is shown).
+POOL_JUDGED = profiles.SERVERS
 
 COLD = "fastodbc connect"
 POOLED = "fastodbc ConnectionPool"
@@ -47,19 +60,8 @@ THREADS = "fastodbc ConnectionPool, threads"
 LAG_JUDGED = ("fastodbc await fetchall", "fastodbc async for")
 
 
-def cases_of(results: dict, op: str) -> list[dict]:
-    order = {b: i for i, b in enumerate(BACKENDS)}
-    found = [c for c in results.get("cases", []) if c["op"] == op]
-    return sorted(found, key=lambda c: order.get(c["backend"], 9))
-
-
 def has_pool(results: dict) -> bool:
     return any(c["op"] in OPS for c in results.get("cases", []))
-
-
-def metric(c: dict | None, peer: str, key: str) -> float | None:
-    r = ((c or {}).get("results") or {}).get(peer) or {}
-    return (r.get("metrics") or {}).get(key) if "median_s" in r else None
 
 
 def ms(x: float | None) -> str:
@@ -82,34 +84,22 @@ def speedup(c: dict | None, peer: str, of: str) -> float | None:
     return a / b if a and b else None
 
 
-def error_row(c: dict, peer: str, width: int) -> list[str]:
-    err = (c["results"].get(peer) or {}).get("error") or "no result"
-    return [c["backend"], peer, f"error: `{err[:120]}`"] + ["-"] * (width - 3)
-
-
 # ---------------------------------------------------------------------------------------------
 # Tables
 
 
 def pool_table(results: dict) -> str:
-    rows = []
-    for c in cases_of(results, "pool"):
-        for peer in c["peers"]:
-            if med(c, peer) is None:
-                rows.append(error_row(c, peer, 7))
-                continue
-            cold = COLD_OF.get(peer)
-            rows.append(
-                [
-                    c["backend"],
-                    peer,
-                    us(med(c, peer)),
-                    f"{1 / med(c, peer):,.0f}",
-                    fmt_x(speedup(c, peer, cold)) if cold else "-",
-                    us(metric(c, peer, "cpu_s")),
-                    us(metric(c, peer, "cpu_wait_s")),
-                ]
-            )
+    def row(c: dict, peer: str) -> list[str]:
+        cold = COLD_OF.get(peer)
+        return [
+            peer,
+            us(med(c, peer)),
+            f"{1 / med(c, peer):,.0f}",
+            fmt_x(speedup(c, peer, cold)) if cold else "-",
+            us(metric(c, peer, "cpu_s")),
+            us(metric(c, peer, "cpu_wait_s")),
+        ]
+
     head = [
         "backend",
         "client",
@@ -119,30 +109,22 @@ def pool_table(results: dict) -> str:
         "client CPU",
         "its wait for a CPU",
     ]
-    return table(head, rows, "llrrrrr")
+    return table(head, peer_rows(cases_of(results, "pool"), row, len(head)), "llrrrrr")
 
 
 def concurrency_table(results: dict) -> str:
-    rows = []
-    for c in cases_of(results, "aio_concurrency"):
-        for peer in c["peers"]:
-            if med(c, peer) is None:
-                rows.append(error_row(c, peer, 8))
-                continue
-            q = per_s(c, peer)
-            base = per_s(c, THREADS)
-            rows.append(
-                [
-                    c["backend"],
-                    peer,
-                    f"{c['results'][peer]['rows']:,}",
-                    fmt_s(med(c, peer)),
-                    f"{q:,.0f}" if q else "-",
-                    fmt_x(q / base) if q and base else "-",
-                    us(metric(c, peer, "cpu_per_query_s")),
-                    us(metric(c, peer, "cpu_wait_s")),
-                ]
-            )
+    def row(c: dict, peer: str) -> list[str]:
+        q, base = per_s(c, peer), per_s(c, THREADS)
+        return [
+            peer,
+            f"{c['results'][peer]['rows']:,}",
+            fmt_s(med(c, peer)),
+            f"{q:,.0f}" if q else "-",
+            fmt_x(q / base) if q and base else "-",
+            us(metric(c, peer, "cpu_per_query_s")),
+            us(metric(c, peer, "cpu_wait_s")),
+        ]
+
     head = [
         "backend",
         "how",
@@ -153,39 +135,26 @@ def concurrency_table(results: dict) -> str:
         "process CPU per query",
         "loop's (or the one thread's) wait for a CPU per query",
     ]
-    return table(head, rows, "llrrrrrr")
+    return table(head, peer_rows(cases_of(results, "aio_concurrency"), row, len(head)), "llrrrrrr")
 
 
 def lag_table(results: dict) -> str:
-    rows = []
-    for c in cases_of(results, "aio_lag"):
-        for peer in c["peers"]:
-            if med(c, peer) is None:
-                rows.append(error_row(c, peer, 12))
-                continue
-            looped = metric(c, peer, "ticks") is not None
-            rows.append(
-                [
-                    c["backend"],
-                    peer,
-                    f"{c['results'][peer]['rows']:,}",
-                    fmt_s(med(c, peer)),
-                    *(
-                        [
-                            ms(metric(c, peer, "lag_max_s")),
-                            ms(metric(c, peer, "lag_p99_s")),
-                            f"{metric(c, peer, 'over_bar'):g}",
-                            ms(metric(c, peer, "lag_max_s_worst")),
-                            ms(metric(c, peer, "own_lag_max_s")),
-                            ms(metric(c, peer, "own_lag_p99_s")),
-                            gc_cell(c, peer),
-                            ms(metric(c, peer, "idle_lag_max_s")),
-                        ]
-                        if looped
-                        else ["no loop"] + ["-"] * 7
-                    ),
-                ]
-            )
+    def row(c: dict, peer: str) -> list[str]:
+        if metric(c, peer, "ticks") is None:
+            lags = ["no loop"] + ["-"] * 7
+        else:
+            lags = [
+                ms(metric(c, peer, "lag_max_s")),
+                ms(metric(c, peer, "lag_p99_s")),
+                f"{metric(c, peer, 'over_bar'):g}",
+                ms(metric(c, peer, "lag_max_s_worst")),
+                ms(metric(c, peer, "own_lag_max_s")),
+                ms(metric(c, peer, "own_lag_p99_s")),
+                gc_cell(c, peer),
+                ms(metric(c, peer, "idle_lag_max_s")),
+            ]
+        return [peer, f"{c['results'][peer]['rows']:,}", fmt_s(med(c, peer)), *lags]
+
     head = [
         "backend",
         "client",
@@ -200,7 +169,7 @@ def lag_table(results: dict) -> str:
         "longest garbage collection",
         "idle loop's max",
     ]
-    return table(head, rows, "llrrrrrrrrrr")
+    return table(head, peer_rows(cases_of(results, "aio_lag"), row, len(head)), "llrrrrrrrrrr")
 
 
 def gc_cell(c: dict, peer: str) -> str:
@@ -216,27 +185,20 @@ def gc_cell(c: dict, peer: str) -> str:
 
 
 def overhead_table(results: dict) -> str:
-    rows = []
-    for c in cases_of(results, "aio_overhead"):
-        for peer in c["peers"]:
-            if med(c, peer) is None:
-                rows.append(error_row(c, peer, 9))
-                continue
-            ae, se = metric(c, peer, "async_exec_s"), metric(c, peer, "sync_exec_s")
-            ab, sb = metric(c, peer, "async_both_s"), metric(c, peer, "sync_both_s")
-            rows.append(
-                [
-                    c["backend"],
-                    peer,
-                    us(ae),
-                    us(se),
-                    us(ae - se) if ae is not None and se is not None else "-",
-                    us(ab),
-                    us(sb),
-                    us(ab - sb) if ab is not None and sb is not None else "-",
-                    us(metric(c, peer, "cpu_wait_s")),
-                ]
-            )
+    def row(c: dict, peer: str) -> list[str]:
+        ae, se = metric(c, peer, "async_exec_s"), metric(c, peer, "sync_exec_s")
+        ab, sb = metric(c, peer, "async_both_s"), metric(c, peer, "sync_both_s")
+        return [
+            peer,
+            us(ae),
+            us(se),
+            us(ae - se) if ae is not None and se is not None else "-",
+            us(ab),
+            us(sb),
+            us(ab - sb) if ab is not None and sb is not None else "-",
+            us(metric(c, peer, "cpu_wait_s")),
+        ]
+
     head = [
         "backend",
         "client",
@@ -248,7 +210,7 @@ def overhead_table(results: dict) -> str:
         "overhead",
         "loop thread's wait for a CPU per call",
     ]
-    return table(head, rows, "llrrrrrrr")
+    return table(head, peer_rows(cases_of(results, "aio_overhead"), row, len(head)), "llrrrrrrr")
 
 
 def load_line(results: dict, op: str) -> list[str]:
@@ -311,9 +273,7 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
                 " default; bound: cold connect / `SELECT 1` + COMMIT on a connection kept open at its fastest"
                 " repetition, a pool costing nothing; its floor: that transaction's median)",
                 "; ".join(figs),
-                verdict_of(
-                    statuses, labels, "a cold connect costs less than 72 times the transaction without a pool"
-                ),
+                verdict_of(statuses, labels, "a cold connect costs less than 72 times the transaction without a pool"),
             )
         )
     figs, oks = [], []
@@ -422,9 +382,9 @@ def section(results: dict) -> list[str]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", nargs="?", type=Path, default=Path(__file__).parent / "results" / "latest.json")
+    ap.add_argument("results", nargs="?", type=Path, help="default: bench/results/latest.json")
     args = ap.parse_args()
-    print("\n".join(section(json.loads(args.results.read_text()))))
+    print("\n".join(section(read_results(args.results))))
     return 0
 
 

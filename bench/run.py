@@ -22,17 +22,19 @@ PostgreSQL: the benchmark's own persistent cluster (bench/pg.sh), started and st
 FASTODBC_BENCH_PG / FASTODBC_BENCH_PG_DSN already point at a server. Datasets are generated and
 loaded once (bench/datasets.py) and reused while their row counts and generator version match.
 
-Results: bench/results/<UTC timestamp>-<scale>.json and .md, copied to latest.json / latest.md
-(all git-ignored); every run appends its line to bench/history.md (bench/history.py). A complete
-full-scale run (no --only, no --backend, not interrupted) is also kept as
-bench/results/latest-full.json / .md (committed) and rewrites the generated section of
-BENCHMARKS.md (bench/report.py renders all markdown; `python bench/report.py FILE.json
---benchmarks-md` redoes it from any run).
+Results: bench/results/<UTC timestamp>-<scale>.json and .md, copied to latest.json / latest.md;
+every run appends its line to bench/history.md (bench/history.py). A complete full-scale run (no
+--only, no --backend, not interrupted) is also kept as bench/results/latest-full.json / .md and
+rewrites the generated section of BENCHMARKS.md (bench/report.py renders all markdown; `python
+bench/report.py FILE.json --benchmarks-md` redoes it from any run). Nothing in bench/results is
+tracked by git: a run's raw data stays on the machine that made it; BENCHMARKS.md and
+bench/history.md are what is committed.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import os
@@ -51,9 +53,11 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
+import backend_profiles as profiles  # noqa: E402
 import bulk  # noqa: E402
 import datasets  # noqa: E402
 import history  # noqa: E402
+import native_clients  # noqa: E402
 import partitioning  # noqa: E402
 import pooling  # noqa: E402
 import report  # noqa: E402
@@ -70,13 +74,12 @@ PEER_VENVS = {
 }
 FLOOR = ROOT / "target" / "release" / "odbc-floor"
 RESULTS = BENCH / "results"
-#: The latest complete full run, kept in git (bench/results/latest-full.json / .md).
+#: The latest complete full run (bench/results/latest-full.json / .md, git-ignored like every
+#: result): what BENCHMARKS.md's generated section was made from, kept apart from quick runs.
 LATEST_FULL = "latest-full"
 WORKER_TIMEOUT = 900
 
-#: Settings per scale. ``inner``: how many times the short operations run inside one
-#: measurement (per backend). ``insert_cap``: row cap for peers that insert one row per round
-#: trip and would otherwise dominate the run time (their rows/s is what is compared).
+#: Settings per scale (the backends' own, inner loops and insert caps, are in bench/backend_profiles.py).
 CONFIG: dict[str, dict[str, Any]] = {
     "full": {
         "reps": 3,
@@ -84,30 +87,27 @@ CONFIG: dict[str, dict[str, Any]] = {
         # there must be able to re-read any value) and the number sets the block the rows are
         # assembled into: the smallest block is the fastest, so it must be among the variants.
         "floor_rowsets": (1, 64, 1024, 10_000),
-        "inner": {
-            "sqlite": {"small": 20, "select1": 3000, "connect": 200, "describe": 2000},
-            "postgresql": {"small": 20, "select1": 500, "connect": 30, "describe": 300},
-        },
-        "insert_cap": {("postgresql", "pyodbc"): 20_000, ("postgresql", "turbodbc"): 20_000},
     },
     "quick": {
         "reps": 3,
         "floor_rowsets": (1, 1024),
-        "inner": {
-            "sqlite": {"small": 5, "select1": 1000, "connect": 50, "describe": 500},
-            "postgresql": {"small": 5, "select1": 200, "connect": 10, "describe": 100},
-        },
-        "insert_cap": {("postgresql", "pyodbc"): 5_000, ("postgresql", "turbodbc"): 5_000},
     },
 }
 
+
+def recorded_config(scale: str) -> dict[str, Any]:
+    """The run's settings as its results record them (``inner`` and ``insert_cap`` by backend,
+    as before they moved to bench/backend_profiles.py)."""
+    fetch = [b for b in profiles.BACKENDS if b.fetch_cases]
+    return {
+        **CONFIG[scale],
+        "inner": {b.name: b.inner[scale] for b in fetch},
+        "insert_cap": str({(b.name, p): n for b in fetch for p, n in b.insert_caps.get(scale, {}).items()}),
+    }
+
+
 BIG = ("int10", "varchar5", "unicode3", "mixed", "blob1")
 TEXT_DATASETS = ("varchar5", "unicode3", "mixed")
-UDF = "UseDeclareFetch=1;Fetch=10000"
-STEP = "StepAPI=1, autocommit"
-
-#: The native reference client of each backend.
-NATIVE = {"sqlite": "sqlite3", "postgresql": "psycopg"}
 
 
 def log(msg: str) -> None:
@@ -127,20 +127,30 @@ def read_env_file(path: Path) -> dict[str, str]:
     return env
 
 
-class PgCluster:
-    def __init__(self) -> None:
-        self.started = False
+class Server:
+    """The benchmark's own server of a backend (its server_script) for the run, unless the
+    environment names one already; nothing for a file database."""
 
-    def __enter__(self) -> PgCluster:
-        if not (os.environ.get("FASTODBC_BENCH_PG") and os.environ.get("FASTODBC_BENCH_PG_DSN")):
-            subprocess.run(["bash", str(BENCH / "pg.sh"), "start"], check=True)
-            self.started = True
-            os.environ.update(read_env_file(BENCH / "data" / "pg.env"))
+    def __init__(self, backend: profiles.Backend) -> None:
+        self.backend = backend
+        self.exported: list[str] = []
+
+    def __enter__(self) -> Server:
+        b = self.backend
+        if b.server_script and not all(os.environ.get(v) for v in (b.connstr_env, b.dsn_env) if v):
+            subprocess.run(["bash", str(BENCH / b.server_script), "start"], check=True)
+            env = read_env_file(datasets.DATA_DIR / b.server_env_file)
+            if b.server_env_names:
+                env = {ours: env[theirs] for theirs, ours in b.server_env_names.items()}
+            os.environ.update(env)
+            self.exported = list(env)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.started:
-            subprocess.run(["bash", str(BENCH / "pg.sh"), "stop"], check=False)
+        if self.exported:
+            subprocess.run(["bash", str(BENCH / str(self.backend.server_script)), "stop"], check=False)
+            for name in self.exported:
+                os.environ.pop(name, None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -151,22 +161,11 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
     cfg = CONFIG[scale]
     rows = datasets.SCALES[scale]
     cases = []
-    # MariaDB hosts the bulk load, pool and partitioned read cases only (bulk.py, pooling.py, parallel.py).
-    for backend in (b for b in backends if b in NATIVE):
-        native = NATIVE[backend]
-        if backend == "sqlite":
-            base = {
-                "backend": backend,
-                "cs": datasets.sqlite_cs(datasets.SQLITE_PATH),
-                "sqlite_path": str(datasets.SQLITE_PATH),
-            }
-        else:
-            base = {
-                "backend": backend,
-                "cs": os.environ["FASTODBC_BENCH_PG"],
-                "pg_dsn": os.environ["FASTODBC_BENCH_PG_DSN"],
-            }
-        inner = cfg["inner"][backend]
+    # The backends without fetch cases (MariaDB) host the bulk, pool and partitioned read ones only.
+    for profile in (p for p in profiles.named(backends) if p.fetch_cases):
+        backend, native = profile.name, profile.native
+        base = profile.connection(datasets.SQLITE_PATH)
+        inner = profile.inner[scale]
 
         def case(op: str, key: str, peers: list[dict], base: dict = base, **kw: Any) -> None:
             table = datasets.table_name(key, scale) if key else ""
@@ -216,46 +215,26 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
         case("fetchone", "mixed_small", peers("fastodbc", "pyodbc", native), inner=small)
         # fetchmany memory must stay flat as the result grows: mid set vs the big mixed set.
         case("fetchmany", "mixed_mid", peers("fastodbc", "pyodbc"))
-        if backend == "postgresql":
-            # psqlODBC buffers the whole result unless UseDeclareFetch=1 (server-side cursor).
-            for key in ("mixed_mid", "mixed"):
-                case("fetchmany", key, peers("fastodbc", "pyodbc"), variant=UDF, cs=f"{base['cs']};{UDF}")
-        else:
-            # sqliteodbc buffers the whole result too, unless StepAPI=1 on an autocommit connection.
-            for key in ("mixed_mid", "mixed"):
-                case(
-                    "fetchmany",
-                    key,
-                    peers("fastodbc", "pyodbc"),
-                    variant=STEP,
-                    cs=f"{base['cs']}StepAPI=1;",
-                    autocommit=True,
-                )
+        # The drivers buffer a whole result unless told to stream it (the profile's streaming).
+        assert profile.streaming is not None, f"{backend}: its fetch cases need a streaming option"
+        stream = {"variant": profile.streaming.variant, "cs": base["cs"] + profile.streaming.attributes}
+        stream.update({"autocommit": True} if profile.streaming.autocommit else {})
+        for key in ("mixed_mid", "mixed"):
+            case("fetchmany", key, peers("fastodbc", "pyodbc"), **stream)
         # fetch_record_batch's memory must stay flat as the result grows, as fetchmany's (with
         # the streaming options; batches of fetchmany's size, so both sets span whole batches).
         for key in ("mixed_mid", "mixed"):
-            stream = {"variant": UDF, "cs": f"{base['cs']};{UDF}"}
-            if backend == "sqlite":
-                stream = {"variant": STEP, "cs": f"{base['cs']}StepAPI=1;", "autocommit": True}
             case("record_batch", key, [dict(p) for p in RECORD_BATCH_PEERS], batch_rows=RECORD_BATCH_ROWS, **stream)
         # pandas: fetch_df against read_sql over pyodbc; their values are compared once, untimed.
         case("df", "mixed", [dict(p) for p in DF_PEERS])
-        ins = ["fastodbc", "pyodbc-fem", "pyodbc", "arrow-odbc", "turbodbc", "zodbc", native] + (
-            ["psycopg-copy"] if backend == "postgresql" else []
-        )
-        ins_peers = [
-            {"peer": p, "rows": min(rows["insert"], cfg["insert_cap"].get((backend, p), rows["insert"]))} for p in ins
-        ]
-        if backend == "sqlite":
-            ins_base = {
-                "cs": datasets.sqlite_cs(datasets.SQLITE_INSERT_PATH),
-                "sqlite_path": str(datasets.SQLITE_INSERT_PATH),
-            }
-        else:
-            ins_base = {}
-        case(
-            "insert", "", ins_peers, expected_rows=None, sqlite_insert_path=str(datasets.SQLITE_INSERT_PATH), **ins_base
-        )
+        ins = ["fastodbc", "pyodbc-fem", "pyodbc", "arrow-odbc", "turbodbc", "zodbc", native]
+        ins += profile.more_insert_peers
+        caps = profile.insert_caps.get(scale, {})
+        ins_peers = [{"peer": p, "rows": min(rows["insert"], caps.get(p, rows["insert"]))} for p in ins]
+        # Inserts go to a file of their own where the database is a file (never the datasets').
+        ins_base = profile.connection(datasets.SQLITE_INSERT_PATH)
+        insert_path = str(datasets.SQLITE_INSERT_PATH)
+        case("insert", "", ins_peers, base=ins_base, expected_rows=None, sqlite_insert_path=insert_path)
         case("select1", "", peers("fastodbc", "pyodbc", native), inner=inner["select1"])
         case("connect", "", peers("fastodbc", "pyodbc", native), inner=inner["connect"])
         int10 = datasets.table_name("int10", scale)
@@ -454,8 +433,9 @@ def case_reps(case: dict, reps: int) -> int:
         return max(reps, partitioning.REPS[case["op"]])
     short = case["op"] in SHORT_OPS or case["dataset"] in SHORT_DATASETS
     # SQLite's insert takes ~1 s a peer and its ratio sits near the 2x target, where 3-rep
-    # medians moved by 20% between runs; PostgreSQL's (pyodbc's ~20 s a rep) keeps the default.
-    short = short or (case["op"] == "insert" and case["backend"] == "sqlite")
+    # medians moved by 20% between runs; PostgreSQL's (pyodbc's ~20 s a rep) keeps the default
+    # (insert_short_reps).
+    short = short or (case["op"] == "insert" and profiles.of(case).insert_short_reps)
     return max(reps, SHORT_REPS) if short else reps
 
 
@@ -645,25 +625,12 @@ def machine_info(backends: list[str]) -> dict[str, Any]:
         "git": sh(["git", "-C", str(ROOT), "describe", "--always", "--dirty"]),
         "odbc_floor": FLOOR.exists(),
     }
-    if "postgresql" in backends:
-        try:
-            import psycopg
-
-            with psycopg.connect(os.environ["FASTODBC_BENCH_PG_DSN"]) as c:
-                info["postgresql_server"] = c.execute("SHOW server_version").fetchone()[0]
-        except Exception as e:  # noqa: BLE001
-            info["postgresql_server"] = f"unknown ({e})"
-    if "mariadb" in backends:
-        try:
-            import pymysql
-
-            con = pymysql.connect(**bulk.mariadb_params(os.environ["FASTODBC_BENCH_MARIADB"]))
-            with con.cursor() as cur:
-                cur.execute("SELECT VERSION()")
-                info["mariadb_server"] = cur.fetchone()[0]
-            con.close()
-        except Exception as e:  # noqa: BLE001
-            info["mariadb_server"] = f"unknown ({e})"
+    for profile in profiles.selected(backends):
+        if profile.version_sql:
+            try:
+                info[f"{profile.name}_server"] = native_clients.query(profile.connection(), profile.version_sql)[0][0]
+            except Exception as e:  # noqa: BLE001
+                info[f"{profile.name}_server"] = f"unknown ({e})"
     info["odbc2parquet"] = sh([str(bulk.ODBC2PARQUET), "--version"]).removeprefix("odbc2parquet ") or None
     return info
 
@@ -678,7 +645,7 @@ def main() -> int:
     ap.add_argument(
         "--backend",
         action="append",
-        choices=list(bulk.BACKENDS),
+        choices=list(profiles.NAMES),
         help="default: all (MariaDB: the bulk, pool and parallel cases only)",
     )
     ap.add_argument("--only", action="append", help="run only cases whose '<backend> <dataset> <op>' contains this")
@@ -693,7 +660,7 @@ def main() -> int:
     )
     ap.add_argument("--tag", default="", help="suffix for the result file names")
     args = ap.parse_args()
-    backends = args.backend or list(bulk.BACKENDS)
+    backends = args.backend or list(profiles.NAMES)
     reps = args.reps or CONFIG[args.scale]["reps"]
     os.environ.setdefault("ODBCSYSINI", str(ROOT / "build" / "odbc"))
     # SIGTERM (make interrupted) must still stop the cluster: turn it into SystemExit.
@@ -702,10 +669,9 @@ def main() -> int:
     command = " ".join(["python", "bench/run.py", *sys.argv[1:]])
     results: dict[str, Any] = {"cases": []}
     snap = snapshot_fastodbc()
-    with (
-        PgCluster() if "postgresql" in backends else _Null(),
-        bulk.MariaDbServer(read_env_file) if "mariadb" in backends else _Null(),
-    ):
+    with contextlib.ExitStack() as servers:
+        for profile in profiles.selected(backends):
+            servers.enter_context(Server(profile))
         cases = build_cases(args.scale, backends, floor=not args.no_floor)
         if args.only:
             cases = [c for c in cases if any(o in f"{c['backend']} {c['dataset']} {c['op']}" for o in args.only)]
@@ -713,10 +679,9 @@ def main() -> int:
         # ingest cases only their Parquet files and tables (MariaDB's datasets: partitioning.prepare).
         skip = (*pooling.OPS, "ingest", "ingest_parquet", "parallel_to_sql")
         on = {c["backend"] for c in cases if c["op"] not in skip}
-        if "sqlite" in on:
-            datasets.load_sqlite(args.scale, log=log)
-        if "postgresql" in on:
-            datasets.load_postgresql(args.scale, log=log)
+        for profile in profiles.selected(sorted(on)):
+            if profile.fetch_cases:
+                datasets.load(profile, args.scale, log=log)
         bulk_on = sorted({c["backend"] for c in cases if c["op"] in bulk.OPS})
         if bulk_on:
             bulk.prepare(args.scale, bulk_on, log=log)
@@ -732,7 +697,7 @@ def main() -> int:
             "command": command,
             "started_utc": dt.datetime.fromtimestamp(started, dt.timezone.utc).isoformat(timespec="seconds"),
             "rows": datasets.SCALES[args.scale],
-            "config": {k: (str(v) if k == "insert_cap" else v) for k, v in CONFIG[args.scale].items()},
+            "config": recorded_config(args.scale),
             "machine": dict(machine_info(backends), **snap),
         }
         log(f"bench: {len(cases)} cases x {reps} reps ({args.scale})")
@@ -752,14 +717,6 @@ def main() -> int:
     return 0
 
 
-class _Null:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
 def write_results(results: dict, args: argparse.Namespace) -> None:
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -775,7 +732,7 @@ def write_results(results: dict, args: argparse.Namespace) -> None:
     log(f"bench: bench/history.md += {history.append(results)}")
     complete = args.scale == "full" and not args.only and not args.backend and not meta.get("interrupted")
     if complete:
-        # The committed copy names itself: the raw file it was copied from is not committed.
+        # The kept copy names itself: the stamped file it was copied from may be deleted.
         meta["results_file"] = f"bench/results/{LATEST_FULL}.json"
         write_json(RESULTS / f"{LATEST_FULL}.json", results)
         (RESULTS / f"{LATEST_FULL}.md").write_text(report.render(results))

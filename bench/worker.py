@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import bulk_check  # noqa: E402
 import datasets  # noqa: E402 - bench/ is not a package
+import native_clients  # noqa: E402
 import worker_bulk  # noqa: E402
 import worker_parallel  # noqa: E402
 import worker_pool  # noqa: E402
@@ -254,33 +255,11 @@ def op_describe(peer: DbapiPeer, conn: Any, sql: str, inner: int) -> int:
 
 
 def reset_insert_table(spec: dict[str, Any]) -> None:
-    if spec["backend"] == "sqlite":
-        import sqlite3
-
-        con = sqlite3.connect(spec["sqlite_insert_path"])
-        con.execute(f"DELETE FROM {datasets.INSERT_TABLE}")
-        con.commit()
-        con.execute("VACUUM")
-        con.close()
-    else:
-        import psycopg
-
-        with psycopg.connect(spec["pg_dsn"], autocommit=True) as con:
-            con.execute(f"TRUNCATE {datasets.INSERT_TABLE}")
+    native_clients.empty_table(spec, datasets.INSERT_TABLE)
 
 
 def count_insert_table(spec: dict[str, Any]) -> int:
-    if spec["backend"] == "sqlite":
-        import sqlite3
-
-        con = sqlite3.connect(spec["sqlite_insert_path"])
-        n = con.execute(f"SELECT count(*) FROM {datasets.INSERT_TABLE}").fetchone()[0]
-        con.close()
-        return n
-    import psycopg
-
-    with psycopg.connect(spec["pg_dsn"]) as con:
-        return con.execute(f"SELECT count(*) FROM {datasets.INSERT_TABLE}").fetchone()[0]
+    return native_clients.query(spec, f"SELECT count(*) FROM {datasets.INSERT_TABLE}")[0][0]
 
 
 def insert_dbapi(spec: dict[str, Any]) -> Callable[[], int]:

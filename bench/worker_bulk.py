@@ -32,6 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 import bulk_check
+import native_clients
 
 OPS = ("ingest", "ingest_parquet")
 COLUMNS = ", ".join(bulk_check.MIXED_COLUMNS)
@@ -53,25 +54,7 @@ def mariadb_connect(spec: dict[str, Any]) -> Any:
 
 def empty_table(spec: dict[str, Any]) -> None:
     """Empties the target through the native client (untimed), as the insert case does."""
-    table = spec["table"]
-    if spec["backend"] == "sqlite":
-        import sqlite3
-
-        con = sqlite3.connect(spec["sqlite_path"])
-        con.execute(f"DELETE FROM {table}")
-        con.commit()
-        con.execute("VACUUM")
-        con.close()
-    elif spec["backend"] == "postgresql":
-        import psycopg
-
-        with psycopg.connect(spec["pg_dsn"], autocommit=True) as con:
-            con.execute(f"TRUNCATE {table}")
-    else:
-        con = mariadb_connect(spec)
-        with con.cursor() as cur:
-            cur.execute(f"TRUNCATE TABLE {table}")
-        con.close()
+    native_clients.empty_table(spec, spec["table"])
 
 
 def fastodbc_cursor(spec: dict[str, Any]) -> tuple[Any, Any]:

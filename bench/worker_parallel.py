@@ -28,8 +28,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, quote_plus
 
+import backend_profiles as profiles
 from partitioning import OPS
 
 __all__ = ["OPS", "measure"]
@@ -103,24 +103,11 @@ def delta(a: tuple[float, set[int]] | None, b: tuple[float, set[int]] | None) ->
 
 
 def connectorx_uri(spec: dict[str, Any]) -> str:
-    if spec["backend"] == "sqlite":
-        return f"sqlite://{spec['sqlite_path']}"
-    if spec["backend"] == "postgresql":
-        kv = dict(part.split("=", 1) for part in spec["pg_dsn"].split())
-        auth = kv["user"] + (f":{quote(kv['password'], safe='')}" if kv.get("password") else "")
-        return f"postgresql://{auth}@{kv['host']}:{kv['port']}/{kv['dbname']}"
-    import bulk
-
-    p = bulk.mariadb_params(spec["cs"])
-    return f"mysql://{p['user']}:{quote(p['password'], safe='')}@{p['host']}:{p['port']}/{p['database']}"
+    return profiles.of(spec).connectorx_uri.format(**profiles.connection_parts(spec))
 
 
 def sqlalchemy_uri(spec: dict[str, Any]) -> str:
-    if spec["backend"] == "sqlite":
-        return f"sqlite:///{spec['sqlite_path']}"
-    if spec["backend"] == "postgresql":
-        return connectorx_uri(spec).replace("postgresql://", "postgresql+psycopg://", 1)
-    return "mysql+pyodbc:///?odbc_connect=" + quote_plus(spec["cs"])
+    return profiles.of(spec).sqlalchemy_uri.format(**profiles.connection_parts(spec))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -227,10 +214,7 @@ def prepare_to_sql(spec: dict[str, Any]) -> tuple[Callable[[], int], dict[str, A
     table = pq.read_table(spec["parquet_path"])
     target = spec["table"]
     # The target, empty, with mixed's types (the native client, untimed).
-    base = {"backend": spec["backend"], "pg_dsn": spec.get("pg_dsn")}
-    if spec["backend"] == "mariadb":
-        base["mariadb"] = bulk.mariadb_params(spec["cs"])
-    bulk.create_ingest_table(base, target)
+    bulk.create_ingest_table(spec, target)
     warm_up(spec)
     if spec["how"] == "ingest":
 

@@ -11,6 +11,10 @@ from bench_modules import load
 
 run = load("run")
 
+#: The streaming variants of the drivers (bench/backend_profiles.py): psqlODBC's server-side
+#: cursor, sqliteodbc's StepAPI.
+UDF = "UseDeclareFetch=1;Fetch=10000"
+STEP = "StepAPI=1, autocommit"
 ARROW_LABELS = ["fastodbc arrow", "turbodbc-arrow", "arrow-odbc", "zodbc-arrow", "fastodbc fetchall"]
 
 
@@ -61,9 +65,9 @@ def test_record_batch_memory_cases_stream(cases: list[dict]) -> None:
         assert [run.peer_label(p) for p in c["peers"]] == ["fastodbc record_batch", "arrow-odbc batches"]
         assert c["batch_rows"] == run.RECORD_BATCH_ROWS
         if backend == "postgresql":
-            assert c["variant"] == run.UDF and c["cs"].endswith(";" + run.UDF)
+            assert c["variant"] == UDF and c["cs"].endswith(";" + UDF)
         else:
-            assert c["variant"] == run.STEP and c["cs"].endswith("StepAPI=1;") and c["autocommit"] is True
+            assert c["variant"] == STEP and c["cs"].endswith("StepAPI=1;") and c["autocommit"] is True
     # Both sets span whole batches, so a flat peak is the batch's, not the set's.
     rows = run.datasets.SCALES
     for scale in ("quick", "full"):

@@ -53,7 +53,7 @@ def base(request: pytest.FixtureRequest, tmp_path: Path) -> dict:
             dsn = f"host={a.get('server')} port={a.get('port')} dbname={a['database']} user={a.get('uid', '')}"
             b = {"backend": backend, "cs": cs, "pg_dsn": dsn}
         else:
-            b = {"backend": backend, "cs": cs, "mariadb": bulk.mariadb_params(cs)}
+            b = {"backend": backend, "cs": cs, "mariadb": run.profiles.odbc_attributes(cs)}
     bulk.create_ingest_table(b, TABLE)
     source = tmp_path / "in.parquet"
     bulk.write_parquet(source, datasets.insert_rows(ROWS))
@@ -70,7 +70,7 @@ def drop(b: dict) -> None:
 
 
 def peers_of(backend: str) -> list[dict]:
-    return bulk.INGEST_PEERS + bulk.NATIVE_INGEST_PEERS[backend]
+    return bulk.INGEST_PEERS + list(run.profiles.BY_NAME[backend].ingest_peers)
 
 
 #: Loads that differ from their input, by (backend, peer): pyodbc's fast_executemany through
@@ -158,7 +158,7 @@ def exported(tmp_path: Path) -> dict:
         "export_sql": "SELECT * FROM mixed",
         "reference_path": str(ref),
         "out_dir": str(tmp_path),
-        "double_tolerance": bulk.SQLITE_DOUBLE_TOLERANCE,
+        "double_tolerance": run.profiles.SQLITE.double_tolerance,
         "rows_source": rows,
     }
 

@@ -1,6 +1,8 @@
 """bench/history.py's line per run, and what bench/run.py writes where at the end of a run.
 
-The runs are the committed latest full run (bench/results/latest-full.json) and cuts of it.
+The runs are a complete full run and cuts of it: bench/tests/full_run.json, the fetchall and
+iteration cases of the run of 2026-11-26 (bench/results/latest-full.json while results were
+committed) with fastodbc's and pyodbc's figures, its other cases and peers left out.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from bench_modules import BENCH, load
 run = load("run")
 history = run.history
 
-LATEST_FULL = json.loads((BENCH / "results" / "latest-full.json").read_text())
+LATEST_FULL = json.loads((BENCH / "tests" / "full_run.json").read_text())
 
 
 def with_cases(results: dict, keep) -> dict:
