@@ -52,16 +52,19 @@ pub fn date(b: &[u8], row: usize, at: &Located<'_>) -> Result<i32> {
 /// `-838:59:59.999999`).
 #[inline]
 pub fn duration(b: &[u8], row: usize, at: &Located<'_>) -> Result<i64> {
-    temporal::parse_duration(b).ok_or_else(|| {
-        at.error(
-            row,
-            "22018",
-            format!(
-                "the driver returned an invalid time {:?}",
-                String::from_utf8_lossy(b)
-            ),
-        )
-    })
+    temporal::parse_duration(b).ok_or_else(|| invalid_time(b, row, at))
+}
+
+#[cold]
+fn invalid_time(b: &[u8], row: usize, at: &Located<'_>) -> fastodbc_core::Error {
+    at.error(
+        row,
+        "22018",
+        format!(
+            "the driver returned an invalid time {:?}",
+            String::from_utf8_lossy(b)
+        ),
+    )
 }
 
 /// Microseconds since midnight, from the text a time column is fetched as.
@@ -71,14 +74,7 @@ pub fn time(b: &[u8], row: usize, at: &Located<'_>) -> Result<i64> {
         Some((h, m, s, us)) => Ok(((i64::from(h) * 60 + i64::from(m)) * 60 + i64::from(s))
             * 1_000_000
             + i64::from(us)),
-        None => Err(at.error(
-            row,
-            "22018",
-            format!(
-                "the driver returned an invalid time {:?}",
-                String::from_utf8_lossy(b)
-            ),
-        )),
+        None => Err(invalid_time(b, row, at)),
     }
 }
 
