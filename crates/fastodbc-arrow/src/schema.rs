@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use fastodbc_core::types::registry::{self, Arrow};
 use fastodbc_core::{ffi, ColumnPlan, TextCodec, ValueKind};
 
 use crate::zone::SessionZone;
@@ -123,6 +124,9 @@ impl ArrowColumn {
             },
             _ => Conversion::Utf8,
         };
+        // The registry's Arrow type for the SQL type; its widths are the ones kept here, the
+        // rest is strategy (options) and the plan (text read as text).
+        let registered = registry::sql_type(desc.sql_type).map(|t| t.arrow);
         let (data_type, conversion) = match plan.kind {
             ValueKind::Text => (DataType::Utf8, text(&plan.codec)),
             ValueKind::Binary => (DataType::Binary, Conversion::Binary),
@@ -131,7 +135,7 @@ impl ArrowColumn {
                 (DataType::UInt64, Conversion::UInt64)
             }
             ValueKind::Int => {
-                let int = int_type(desc.sql_type, unsigned, opts.sizes_unreliable);
+                let int = int_type(registered, unsigned, opts.sizes_unreliable);
                 let conversion = match plan.codec {
                     Some(_) => Conversion::IntText(int),
                     None => Conversion::Int(int),
@@ -141,8 +145,8 @@ impl ArrowColumn {
             ValueKind::Float if plan.codec.is_some() => {
                 (DataType::Float64, Conversion::Float64Text)
             }
-            // Only a REAL is 4 bytes; psqlODBC describes float8 as SQL_FLOAT, a double.
-            ValueKind::Float if desc.sql_type == ffi::SQL_REAL && !opts.sizes_unreliable => {
+            // Only a REAL is 4 bytes (the registry's Float32).
+            ValueKind::Float if registered == Some(Arrow::Float32) && !opts.sizes_unreliable => {
                 (DataType::Float32, Conversion::Float32)
             }
             ValueKind::Float => (DataType::Float64, Conversion::Float64),
@@ -197,19 +201,21 @@ pub fn c_safe(text: &str) -> String {
     text.replace('\0', "\u{FFFD}")
 }
 
-/// The Arrow integer of an integer SQL type: its width, signed unless the driver says unsigned.
-/// Where declared sizes are not limits (SQLite), every integer is 64 bits.
-fn int_type(sql_type: i16, unsigned: bool, sizes_unreliable: bool) -> IntType {
-    if sizes_unreliable {
-        return IntType::I64;
-    }
-    match (sql_type, unsigned) {
-        (ffi::SQL_TINYINT, false) => IntType::I8,
-        (ffi::SQL_TINYINT, true) => IntType::U8,
-        (ffi::SQL_SMALLINT, false) => IntType::I16,
-        (ffi::SQL_SMALLINT, true) => IntType::U16,
-        (ffi::SQL_INTEGER, false) => IntType::I32,
-        (ffi::SQL_INTEGER, true) => IntType::U32,
+/// The Arrow integer of an integer SQL type: the registry's width (64 bits for a type it
+/// doesn't list, or where the driver's sizes are no limit), signed unless the driver says
+/// unsigned.
+fn int_type(registered: Option<Arrow>, unsigned: bool, sizes_unreliable: bool) -> IntType {
+    let bits = match registered.and_then(Arrow::int_bits) {
+        Some(bits) if !sizes_unreliable => bits,
+        _ => 64,
+    };
+    match (bits, unsigned) {
+        (8, false) => IntType::I8,
+        (8, true) => IntType::U8,
+        (16, false) => IntType::I16,
+        (16, true) => IntType::U16,
+        (32, false) => IntType::I32,
+        (32, true) => IntType::U32,
         (_, false) => IntType::I64,
         (_, true) => IntType::U64,
     }

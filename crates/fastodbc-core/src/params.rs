@@ -9,7 +9,9 @@ use std::ops::Range;
 use crate::diagnostics::{Error, Result};
 use crate::driver::Strategy;
 use crate::ffi;
+use crate::plan::ValueKind;
 use crate::types::guid;
+use crate::types::registry;
 use crate::types::temporal::{format_date, format_time, format_timestamp};
 
 mod numbers;
@@ -45,35 +47,22 @@ pub enum ParamValue {
     Guid(ffi::SqlGuid),
 }
 
-/// Kinds that can share one parameter array; NULL fits any of them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamKind {
-    Bool,
-    Int,
-    Float,
-    Decimal,
-    Text,
-    Bytes,
-    Date,
-    Time,
-    Timestamp,
-    Guid,
-}
-
 impl ParamValue {
-    pub fn kind(&self) -> Option<ParamKind> {
+    /// Its value kind (the registry's row for it says how it binds); NULL fits any kind, so
+    /// values of one kind and NULLs share one parameter array.
+    pub fn kind(&self) -> Option<ValueKind> {
         Some(match self {
             ParamValue::Null | ParamValue::NullBinary => return None,
-            ParamValue::Bool(_) => ParamKind::Bool,
-            ParamValue::Int(_) => ParamKind::Int,
-            ParamValue::Float(_) => ParamKind::Float,
-            ParamValue::Decimal { .. } => ParamKind::Decimal,
-            ParamValue::Text(_) => ParamKind::Text,
-            ParamValue::Bytes(_) => ParamKind::Bytes,
-            ParamValue::Date(_) => ParamKind::Date,
-            ParamValue::Time(..) => ParamKind::Time,
-            ParamValue::Timestamp(_) => ParamKind::Timestamp,
-            ParamValue::Guid(_) => ParamKind::Guid,
+            ParamValue::Bool(_) => ValueKind::Bool,
+            ParamValue::Int(_) => ValueKind::Int,
+            ParamValue::Float(_) => ValueKind::Float,
+            ParamValue::Decimal { .. } => ValueKind::Decimal,
+            ParamValue::Text(_) => ValueKind::Text,
+            ParamValue::Bytes(_) => ValueKind::Binary,
+            ParamValue::Date(_) => ValueKind::Date,
+            ParamValue::Time(..) => ValueKind::Time,
+            ParamValue::Timestamp(_) => ValueKind::Timestamp,
+            ParamValue::Guid(_) => ValueKind::Guid,
         })
     }
 }
@@ -170,7 +159,7 @@ pub struct ParamBatch {
 pub fn split_runs(rows: &[Vec<ParamValue>], max_rows: usize) -> Vec<Range<usize>> {
     let mut runs = Vec::new();
     let width = rows.first().map_or(0, |r| r.len());
-    let mut kinds: Vec<Option<ParamKind>> = vec![None; width];
+    let mut kinds: Vec<Option<ValueKind>> = vec![None; width];
     let mut start = 0usize;
     for (i, row) in rows.iter().enumerate() {
         let conflict = i - start >= max_rows
@@ -227,7 +216,7 @@ impl ParamBatch {
 fn build_column(
     rows: &[Vec<ParamValue>],
     c: usize,
-    kind: Option<ParamKind>,
+    kind: Option<ValueKind>,
     opts: BindOptions,
     null_type: NullType,
 ) -> Result<ParamColumn> {
@@ -246,32 +235,26 @@ fn build_column(
             let (t, size, digits) = null_type.unwrap_or((ffi::SQL_VARCHAR, 1, 0));
             (ffi::SQL_C_CHAR, t, size.max(1), digits, 8)
         }
-        Some(ParamKind::Bool) => (ffi::SQL_C_BIT, ffi::SQL_BIT, 1, 0, 1),
-        Some(ParamKind::Int) => (ffi::SQL_C_SBIGINT, ffi::SQL_BIGINT, 19, 0, 8),
-        Some(ParamKind::Float) => (ffi::SQL_C_DOUBLE, ffi::SQL_DOUBLE, 15, 0, 8),
+        // Strategy: a driver that takes dates, timestamps or GUIDs as text (`BindOptions`).
         // `-32768-12-31`: 12 bytes at most.
-        Some(ParamKind::Date) if temporal_varchar => (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR, 10, 0, 16),
-        Some(ParamKind::Date) => (ffi::SQL_C_TYPE_DATE, ffi::SQL_TYPE_DATE, 10, 0, 6),
+        Some(ValueKind::Date) if temporal_varchar => (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR, 10, 0, 16),
         // 28 bytes at most (a negative year of five digits).
-        Some(ParamKind::Timestamp) if temporal_varchar => {
+        Some(ValueKind::Timestamp) if temporal_varchar => {
             (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR, 26, 0, 32)
         }
-        Some(ParamKind::Timestamp) if ts_text => {
+        Some(ValueKind::Timestamp) if ts_text => {
             (ffi::SQL_C_CHAR, ffi::SQL_TYPE_TIMESTAMP, 26, 6, 32)
         }
-        Some(ParamKind::Timestamp) => (
-            ffi::SQL_C_TYPE_TIMESTAMP,
-            ffi::SQL_TYPE_TIMESTAMP,
-            26,
-            6,
-            16,
-        ),
-        Some(ParamKind::Guid) if guid_text => (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR, 36, 0, 40),
-        Some(ParamKind::Guid) => (ffi::SQL_C_GUID, ffi::SQL_GUID, 16, 0, 16),
-        Some(ParamKind::Time) => temporal::time_binding(rows, c, opts),
-        Some(ParamKind::Decimal) => numbers::decimal_binding(rows, c),
-        Some(ParamKind::Text) => text::text_binding(rows, c, opts)?,
-        Some(ParamKind::Bytes) => text::bytes_binding(rows, c),
+        Some(ValueKind::Guid) if guid_text => (ffi::SQL_C_CHAR, ffi::SQL_VARCHAR, 36, 0, 40),
+        // The families whose binding the values size.
+        Some(ValueKind::Time) => temporal::time_binding(rows, c, opts),
+        Some(ValueKind::Decimal) => numbers::decimal_binding(rows, c),
+        Some(ValueKind::Text) => text::text_binding(rows, c, opts)?,
+        Some(ValueKind::Binary) => text::bytes_binding(rows, c),
+        // The rest as the registry binds them: their SQL type's fixed-size carrier.
+        Some(kind) => registry::fixed_binding(kind).ok_or_else(|| {
+            Error::Interface(format!("no fixed binding for a {kind:?} parameter"))
+        })?,
     };
     // Fixed-size C types are laid out at their own size: drivers ignore the buffer length for
     // them in column-wise arrays.

@@ -4,11 +4,12 @@
 //! `guid`; text is `crate::text`'s), this file dispatches.
 
 use fastodbc_core::types::numeric::NumberText;
+use fastodbc_core::types::registry;
 use fastodbc_core::{Cell, ColumnPlan, RowBlock, TextCodec, ValueKind};
 use fastodbc_pystr::PreparedRows;
 use pyo3::prelude::*;
 use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyString, PyType};
+use pyo3::types::{PyBool, PyBytes, PyString, PyType};
 
 use crate::errors;
 use crate::text;
@@ -17,42 +18,45 @@ mod guid;
 mod numbers;
 mod temporal;
 
-/// Python classes the conversions and `description` need, imported once.
+/// The Python class of each value kind, as the registry names it (`registry::VALUES`),
+/// imported once: `description`'s type codes, and the classes conversions build and
+/// parameters are recognised by.
 pub struct PyTypes {
-    pub decimal: Py<PyType>,
-    pub uuid: Py<PyType>,
-    pub date: Py<PyType>,
-    pub time: Py<PyType>,
-    pub datetime: Py<PyType>,
-    pub str_: Py<PyType>,
-    pub bytearray: Py<PyType>,
-    pub bool_: Py<PyType>,
-    pub int: Py<PyType>,
-    pub float: Py<PyType>,
+    by_kind: Vec<Py<PyType>>,
+    str_: Py<PyType>,
+}
+
+impl PyTypes {
+    pub fn of(&self, kind: ValueKind) -> &Py<PyType> {
+        // One class per kind, imported in the registry's order (`py_types`).
+        &self.by_kind[kind as usize]
+    }
+    pub fn decimal(&self) -> &Py<PyType> {
+        self.of(ValueKind::Decimal)
+    }
+    pub fn uuid(&self) -> &Py<PyType> {
+        self.of(ValueKind::Guid)
+    }
 }
 
 static TYPES: GILOnceCell<PyTypes> = GILOnceCell::new();
 
 pub fn py_types(py: Python<'_>) -> PyResult<&PyTypes> {
     TYPES.get_or_try_init(py, || {
-        let get = |m: &str, n: &str| -> PyResult<Py<PyType>> {
-            Ok(py
-                .import(m)?
-                .getattr(n)?
-                .downcast_into::<PyType>()?
-                .unbind())
-        };
+        let by_kind = registry::values()
+            .iter()
+            .map(|v| {
+                let (module, name) = v.python;
+                Ok(py
+                    .import(module)?
+                    .getattr(name)?
+                    .downcast_into::<PyType>()?
+                    .unbind())
+            })
+            .collect::<PyResult<Vec<_>>>()?;
         Ok(PyTypes {
-            decimal: get("decimal", "Decimal")?,
-            uuid: get("uuid", "UUID")?,
-            date: get("datetime", "date")?,
-            time: get("datetime", "time")?,
-            datetime: get("datetime", "datetime")?,
+            by_kind,
             str_: py.get_type::<PyString>().unbind(),
-            bytearray: py.get_type::<pyo3::types::PyByteArray>().unbind(),
-            bool_: py.get_type::<PyBool>().unbind(),
-            int: py.get_type::<PyInt>().unbind(),
-            float: py.get_type::<PyFloat>().unbind(),
         })
     })
 }
@@ -67,17 +71,7 @@ pub fn type_code<'py>(
     let t = py_types(py)?;
     let ty = match kind {
         ValueKind::Guid if !native_uuid => &t.str_,
-        ValueKind::Text => &t.str_,
-        // pyodbc reports bytearray for binary columns (their values are bytes).
-        ValueKind::Binary => &t.bytearray,
-        ValueKind::Bool => &t.bool_,
-        ValueKind::Int => &t.int,
-        ValueKind::Float => &t.float,
-        ValueKind::Decimal => &t.decimal,
-        ValueKind::Date => &t.date,
-        ValueKind::Time => &t.time,
-        ValueKind::Timestamp => &t.datetime,
-        ValueKind::Guid => &t.uuid,
+        kind => t.of(kind),
     };
     Ok(ty.bind(py).clone())
 }

@@ -118,10 +118,10 @@ pub fn to_param(
         ));
     }
     let types = py_types(py)?;
-    if obj.is_instance(types.decimal.bind(py))? {
+    if obj.is_instance(types.decimal().bind(py))? {
         return decimal_param(py, obj, index);
     }
-    if obj.is_instance(types.uuid.bind(py))? {
+    if obj.is_instance(types.uuid().bind(py))? {
         let raw: [u8; 16] = obj.getattr("bytes")?.extract()?;
         return Ok(ParamValue::Guid(guid::guid_from_rfc_bytes(&raw)));
     }
@@ -138,7 +138,7 @@ pub fn to_param(
 }
 
 fn decimal_param(py: Python<'_>, obj: &Bound<'_, PyAny>, index: usize) -> PyResult<ParamValue> {
-    let (negative, digits, exponent) = if obj.get_type().is(py_types(py)?.decimal.bind(py)) {
+    let (negative, digits, exponent) = if obj.get_type().is(py_types(py)?.decimal().bind(py)) {
         // A plain Decimal's str() is exact (C code, no context rounding): read the digits from
         // it. Subclasses may redefine str(), so they take the as_tuple() path.
         let text = obj.str()?;

@@ -7,6 +7,7 @@
 use arrow_schema::{DataType, Field, TimeUnit};
 use fastodbc_core::driver::{NativeType, Server};
 use fastodbc_core::ffi;
+use fastodbc_core::types::registry::{self, Arrow as A};
 
 use super::types::value_type;
 use crate::source::{Family, SourceColumn};
@@ -112,56 +113,49 @@ pub fn negative_scale_digits(scale: i8) -> u32 {
 
 fn by_arrow_type(t: &DataType) -> Result<CreateType, String> {
     use DataType as D;
-    let plain = |sql_type| CreateType {
-        sql_type,
-        unsigned: false,
-        precision: 0,
-        scale: 0,
-        zoned: false,
-        length: 0,
-        native: None,
-    };
-    let unsigned = |sql_type| CreateType {
-        unsigned: true,
-        ..plain(sql_type)
-    };
-    Ok(match value_type(t) {
-        // All NULL: text takes anything later loads bring.
-        D::Null | D::Utf8 | D::LargeUtf8 | D::Utf8View => plain(ffi::SQL_LONGVARCHAR),
-        D::Boolean => plain(ffi::SQL_BIT),
-        // TINYINT is unsigned on some databases and missing on others.
-        D::Int8 | D::Int16 => plain(ffi::SQL_SMALLINT),
-        D::Int32 => plain(ffi::SQL_INTEGER),
-        D::Int64 => plain(ffi::SQL_BIGINT),
-        D::UInt8 => unsigned(ffi::SQL_TINYINT),
-        D::UInt16 => unsigned(ffi::SQL_SMALLINT),
-        D::UInt32 => unsigned(ffi::SQL_INTEGER),
-        D::UInt64 => unsigned(ffi::SQL_BIGINT),
-        D::Float16 | D::Float32 => plain(ffi::SQL_REAL),
-        D::Float64 => plain(ffi::SQL_DOUBLE),
+    // The Arrow type the registry's row is for, and what the column adds to its SQL type.
+    let (arrow, unsigned, precision, scale, zoned) = match value_type(t) {
+        // All NULL: text takes anything later loads bring. A duration may pass 24 hours,
+        // which no SQL TIME of the standard holds: its text (`838:59:59.000000`), which every
+        // database keeps.
+        D::Null | D::Utf8 | D::LargeUtf8 | D::Utf8View | D::Duration(_) => {
+            (A::Utf8, false, 0, 0, false)
+        }
+        D::Boolean => (A::Boolean, false, 0, 0, false),
+        // TINYINT is unsigned on some databases and missing on others: a signed byte widens.
+        D::Int8 | D::Int16 => (A::Int16, false, 0, 0, false),
+        D::Int32 => (A::Int32, false, 0, 0, false),
+        D::Int64 => (A::Int64, false, 0, 0, false),
+        D::UInt8 => (A::Int8, true, 0, 0, false),
+        D::UInt16 => (A::Int16, true, 0, 0, false),
+        D::UInt32 => (A::Int32, true, 0, 0, false),
+        D::UInt64 => (A::Int64, true, 0, 0, false),
+        D::Float16 | D::Float32 => (A::Float32, false, 0, 0, false),
+        D::Float64 => (A::Float64, false, 0, 0, false),
         // A negative scale k: the values are integers of up to p + |k| digits
         // (decimal128(15, -3) holds 123456789012345000, 18 digits).
-        D::Decimal128(p, s) | D::Decimal256(p, s) => CreateType {
-            precision: (u32::from(*p) + negative_scale_digits(*s)).max(1),
-            scale: (*s).max(0) as u32,
-            ..plain(ffi::SQL_NUMERIC)
-        },
-        D::Binary | D::LargeBinary | D::BinaryView | D::FixedSizeBinary(_) => {
-            plain(ffi::SQL_LONGVARBINARY)
+        D::Decimal128(p, s) | D::Decimal256(p, s) => {
+            let precision = (u32::from(*p) + negative_scale_digits(*s)).max(1);
+            (A::Decimal128, false, precision, (*s).max(0) as u32, false)
         }
-        D::Date32 | D::Date64 => plain(ffi::SQL_TYPE_DATE),
-        D::Time32(u) | D::Time64(u) => CreateType {
-            scale: unit_digits(u),
-            ..plain(ffi::SQL_TYPE_TIME)
-        },
-        D::Timestamp(u, zone) => CreateType {
-            scale: unit_digits(u),
-            zoned: zone.is_some(),
-            ..plain(ffi::SQL_TYPE_TIMESTAMP)
-        },
-        // A duration may pass 24 hours, which no SQL TIME of the standard holds: its text
-        // (`838:59:59.000000`), which every database keeps.
-        D::Duration(_) => plain(ffi::SQL_LONGVARCHAR),
+        D::Binary | D::LargeBinary | D::BinaryView | D::FixedSizeBinary(_) => {
+            (A::Binary, false, 0, 0, false)
+        }
+        D::Date32 | D::Date64 => (A::Date32, false, 0, 0, false),
+        D::Time32(u) | D::Time64(u) => (A::Time64, false, 0, unit_digits(u), false),
+        D::Timestamp(u, zone) => (A::Timestamp, false, 0, unit_digits(u), zone.is_some()),
         _ => return Err("fastodbc writes no value of this Arrow type".into()),
+    };
+    let sql_type = registry::created_for(arrow)
+        .ok_or("fastodbc writes no value of this Arrow type")?
+        .code;
+    Ok(CreateType {
+        sql_type,
+        unsigned,
+        precision,
+        scale,
+        zoned,
+        length: 0,
+        native: None,
     })
 }

@@ -1,8 +1,9 @@
 //! The target table's columns, as the driver describes them: read once per load, before any
 //! row is sent, so that each input column can be checked against the column it goes to.
 
+use fastodbc_core::types::registry::{self, Family};
 use fastodbc_core::types::text::to_utf16;
-use fastodbc_core::{ffi, Result, Statement};
+use fastodbc_core::{ffi, Result, Statement, ValueKind};
 
 /// One column of the target table.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,34 +48,18 @@ impl TargetColumn {
             0 => name.to_string(),
             n => format!("{name}({n})"),
         };
-        let mut text = match self.sql_type {
-            ffi::SQL_BIT => "BIT".to_string(),
-            ffi::SQL_TINYINT => "TINYINT".into(),
-            ffi::SQL_SMALLINT => "SMALLINT".into(),
-            ffi::SQL_INTEGER => "INTEGER".into(),
-            ffi::SQL_BIGINT => "BIGINT".into(),
-            ffi::SQL_REAL => "REAL".into(),
-            ffi::SQL_FLOAT => "FLOAT".into(),
-            ffi::SQL_DOUBLE => "DOUBLE".into(),
-            ffi::SQL_NUMERIC | ffi::SQL_DECIMAL if self.size == 0 => "NUMERIC".into(),
-            ffi::SQL_NUMERIC | ffi::SQL_DECIMAL => {
-                format!("NUMERIC({},{})", self.size, self.digits)
+        let text = match registry::sql_type(self.sql_type) {
+            None => format!("SQL type {}", self.sql_type),
+            Some(t) if t.family == Family::Decimal && self.size > 0 => {
+                format!("{}({},{})", t.name, self.size, self.digits)
             }
-            ffi::SQL_CHAR => sized("CHAR"),
-            ffi::SQL_VARCHAR => sized("VARCHAR"),
-            ffi::SQL_LONGVARCHAR => "LONGVARCHAR".into(),
-            ffi::SQL_WCHAR => sized("WCHAR"),
-            ffi::SQL_WVARCHAR => sized("WVARCHAR"),
-            ffi::SQL_WLONGVARCHAR => "WLONGVARCHAR".into(),
-            ffi::SQL_BINARY => sized("BINARY"),
-            ffi::SQL_VARBINARY => sized("VARBINARY"),
-            ffi::SQL_LONGVARBINARY => "LONGVARBINARY".into(),
-            ffi::SQL_TYPE_DATE => "DATE".into(),
-            ffi::SQL_TYPE_TIME => "TIME".into(),
-            ffi::SQL_TYPE_TIMESTAMP => format!("TIMESTAMP({})", self.digits.max(0)),
-            ffi::SQL_GUID => "GUID".into(),
-            other => format!("SQL type {other}"),
+            Some(t) if t.kind == ValueKind::Timestamp => {
+                format!("{}({})", t.name, self.digits.max(0))
+            }
+            Some(t) if t.sized => sized(t.name),
+            Some(t) => t.name.to_string(),
         };
+        let mut text = text;
         if self.unsigned && is_integer(self.sql_type) {
             text.push_str(" UNSIGNED");
         }
@@ -90,15 +75,9 @@ impl TargetColumn {
     /// `varchar`, `interval`): a numeric or text size the driver described is none of the
     /// column's (`Quirks::made_up_sizes`).
     pub fn declare_no_size(&mut self) {
-        let sized = matches!(
-            self.sql_type,
-            ffi::SQL_NUMERIC
-                | ffi::SQL_DECIMAL
-                | ffi::SQL_CHAR
-                | ffi::SQL_VARCHAR
-                | ffi::SQL_WCHAR
-                | ffi::SQL_WVARCHAR
-        );
+        // Exact numerics and sized text; a binary type's size is its own.
+        let sized = registry::sql_type(self.sql_type)
+            .is_some_and(|t| t.family == Family::Decimal || (t.family == Family::Text && t.sized));
         if sized {
             self.size = 0;
         }
@@ -106,10 +85,7 @@ impl TargetColumn {
 }
 
 pub fn is_integer(sql_type: i16) -> bool {
-    matches!(
-        sql_type,
-        ffi::SQL_TINYINT | ffi::SQL_SMALLINT | ffi::SQL_INTEGER | ffi::SQL_BIGINT
-    )
+    registry::sql_type(sql_type).is_some_and(|t| t.family == Family::Integer)
 }
 
 /// Describes the columns of `select`, a query naming the target's columns that returns no

@@ -6,7 +6,7 @@
 
 use arrow_schema::{DataType, TimeUnit};
 use fastodbc_core::ffi;
-use fastodbc_core::types::registry::{self, is_binary, is_text};
+use fastodbc_core::types::registry::{self, is_binary, is_text, Family};
 
 use super::target::TargetColumn;
 
@@ -212,11 +212,8 @@ fn source_range(signed: bool, bits: u32) -> (i128, i128) {
 
 /// The range an integer column holds.
 fn int_range(t: &TargetColumn, opts: &WriteOptions) -> (i128, i128) {
-    let bits = match t.sql_type {
-        _ if opts.sizes_unreliable => 64,
-        ffi::SQL_TINYINT => 8,
-        ffi::SQL_SMALLINT => 16,
-        ffi::SQL_INTEGER => 32,
+    let bits = match registry::sql_type(t.sql_type).and_then(|r| r.arrow.int_bits()) {
+        Some(bits) if !opts.sizes_unreliable => bits,
         _ => 64,
     };
     source_range(!t.unsigned || opts.sizes_unreliable, bits)
@@ -250,11 +247,12 @@ pub fn choose(
     use Source as S;
     let t = target.sql_type;
     let refuse = |why: &str| Err(why.to_string());
-    let exact_numeric = matches!(t, ffi::SQL_NUMERIC | ffi::SQL_DECIMAL);
-    let float_bits = match t {
-        ffi::SQL_REAL if !opts.sizes_unreliable => Some(24),
-        ffi::SQL_REAL | ffi::SQL_FLOAT | ffi::SQL_DOUBLE => Some(53),
-        _ => None,
+    let registered = registry::sql_type(t);
+    let exact_numeric = registered.is_some_and(|r| r.family == Family::Decimal);
+    // A REAL's 24 bits are a limit only where the driver keeps the sizes it describes.
+    let float_bits = match registered.and_then(|r| r.arrow.float_bits()) {
+        Some(24) if opts.sizes_unreliable => Some(53),
+        bits => bits,
     };
     // NUMERIC(p, s) as described; SQLite's declared precision is no limit.
     let (precision, scale) = (target.size as u32, target.digits.max(0) as u32);

@@ -1,13 +1,25 @@
 //! The type registry: every ODBC SQL type fastodbc knows, in one table, with its family and
-//! the facts every direction reads: the value it is fetched as and the C type that carries it
-//! (`ColumnPlan::choose_with`), whether its length is a limit or unbounded (fetch buffers, and
-//! the checks of a load, `fastodbc-arrow/src/ingest/types.rs`), and the standard DDL name a
-//! created table uses where the driver lists none (`fastodbc.ingest`). A SQL type not in the
-//! table (intervals, zoned timestamps, a driver's own) is fetched as its text.
+//! the facts every direction reads:
+//! - fetching: the value it is fetched as and the C type that carries it
+//!   (`ColumnPlan::choose_with`), whether its length is unbounded (fetch buffers);
+//! - Python: the class of its values (`VALUES`, read by `description` and the converters of
+//!   `fastodbc-py`), and the SQL type a Python value of that class is bound as
+//!   (`fixed_binding`; `params/` sizes text, bytes, decimals and times from the values);
+//! - Arrow: the Arrow type a column of it yields (`fastodbc-arrow/src/schema.rs`), and the
+//!   SQL type a created table takes for an Arrow type (`created_for`,
+//!   `fastodbc-arrow/src/ingest/create.rs`);
+//! - loads: whether its length is a limit, its integer or floating-point width (the checks of
+//!   `fastodbc-arrow/src/ingest/types.rs`), its name in messages, and the standard DDL name a
+//!   created table uses where the driver lists none (`fastodbc.ingest`).
+//!
+//! A SQL type not in the table (intervals, zoned timestamps, a driver's own) is fetched as its
+//! text. A driver's departures from these facts are quirks (`driver/quirks.rs`), what fastodbc
+//! does about them strategy (`driver/strategy.rs`): neither is written here.
 //!
 //! Each family has its conversions in a module of its own in every crate that converts
-//! (`types/numeric.rs`, `types/temporal.rs`, `types/guid.rs` here; `convert.rs` for Python,
-//! `values.rs` / `ingest/` for Arrow): docs/architecture.md says where, and how to add a type.
+//! (`types/numeric.rs`, `types/temporal.rs`, `types/guid.rs`, `params/` here; `convert/` for
+//! Python, `convert/` and `ingest/` for Arrow): docs/architecture.md says where, and how to add
+//! a type.
 
 use crate::ffi;
 use crate::plan::ValueKind;
@@ -43,14 +55,62 @@ pub enum Carrier {
     TextForm { bytes: usize },
 }
 
+/// The Arrow type a column of a SQL type yields where the driver keeps what it describes.
+/// `fastodbc-arrow` builds it (`schema.rs`) and departs from it by strategy only: 64 bits where
+/// a driver's sizes are no limit, unsigned integers where the driver says so, a decimal wider
+/// than decimal128 (or of no precision) as its text, TIME as a duration on request, a zoned
+/// timestamp in UTC. Times and timestamps are in microseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arrow {
+    Utf8,
+    Binary,
+    Boolean,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    Float32,
+    Float64,
+    Decimal128,
+    Date32,
+    Time64,
+    Timestamp,
+}
+
+impl Arrow {
+    /// The bits of an integer type.
+    pub const fn int_bits(self) -> Option<u32> {
+        match self {
+            Arrow::Int8 => Some(8),
+            Arrow::Int16 => Some(16),
+            Arrow::Int32 => Some(32),
+            Arrow::Int64 => Some(64),
+            _ => None,
+        }
+    }
+
+    /// The mantissa bits of a floating-point type (IEEE single: 24, double: 53).
+    pub const fn float_bits(self) -> Option<u32> {
+        match self {
+            Arrow::Float32 => Some(24),
+            Arrow::Float64 => Some(53),
+            _ => None,
+        }
+    }
+}
+
 /// What fastodbc knows of one SQL type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SqlType {
     pub code: i16,
+    /// Its name in messages (`--dry-run`, a load's refusals).
+    pub name: &'static str,
     pub family: Family,
     /// The value a column of this type yields.
     pub kind: ValueKind,
     pub carrier: Carrier,
+    /// The Arrow type a column of this type yields.
+    pub arrow: Arrow,
     /// UTF-16 text (the `W` types): read with the wide codec.
     pub wide: bool,
     /// No declared length bounds it (`LONGVARCHAR`, `LONGVARBINARY`, XML).
@@ -60,18 +120,30 @@ pub struct SqlType {
     pub sized: bool,
     /// The standard DDL name for a created table where the driver's type list has none.
     pub ddl: Option<&'static str>,
+    /// The type a created table takes for a column of Arrow type `arrow` (`created_for`).
+    pub creates: bool,
 }
 
-const fn entry(code: i16, family: Family, kind: ValueKind, carrier: Carrier) -> SqlType {
+const fn entry(
+    code: i16,
+    name: &'static str,
+    family: Family,
+    kind: ValueKind,
+    carrier: Carrier,
+    arrow: Arrow,
+) -> SqlType {
     SqlType {
         code,
+        name,
         family,
         kind,
         carrier,
+        arrow,
         wide: false,
         long: false,
         sized: false,
         ddl: None,
+        creates: false,
     }
 }
 
@@ -98,143 +170,123 @@ impl SqlType {
     const fn wide(self) -> SqlType {
         SqlType { wide: true, ..self }
     }
+    const fn creates(self) -> SqlType {
+        SqlType {
+            creates: true,
+            ..self
+        }
+    }
 }
 
+use Arrow as A;
 use Family as F;
 use ValueKind as K;
 
+const INT: Carrier = fixed(ffi::SQL_C_SBIGINT, 8);
+const DOUBLE: Carrier = fixed(ffi::SQL_C_DOUBLE, 8);
+// Sign, point, leading zero, terminator past the precision; at least 48 (unconstrained
+// numerics report a nominal precision: truncation recovery does the rest).
+const DECIMAL_TEXT: Carrier = Carrier::TextForm { bytes: 48 };
+const TIME_TEXT: Carrier = Carrier::TextForm { bytes: 32 };
+const TIMESTAMP: Carrier = fixed(ffi::SQL_C_TYPE_TIMESTAMP, 16);
+
 /// The table. One row per SQL type; a new type is a new row here plus its family's
 /// conversions (docs/architecture.md, "Add a type").
+#[rustfmt::skip]
 const TYPES: &[SqlType] = &[
-    entry(ffi::SQL_CHAR, F::Text, K::Text, Carrier::Text)
-        .sized()
-        .named("CHAR"),
-    entry(ffi::SQL_VARCHAR, F::Text, K::Text, Carrier::Text)
-        .sized()
-        .named("VARCHAR"),
-    entry(ffi::SQL_LONGVARCHAR, F::Text, K::Text, Carrier::Text)
-        .long()
-        .named("TEXT"),
-    entry(ffi::SQL_WCHAR, F::Text, K::Text, Carrier::Text)
-        .wide()
-        .sized(),
-    entry(ffi::SQL_WVARCHAR, F::Text, K::Text, Carrier::Text)
-        .wide()
-        .sized(),
-    entry(ffi::SQL_WLONGVARCHAR, F::Text, K::Text, Carrier::Text)
-        .wide()
-        .long(),
+    entry(ffi::SQL_CHAR, "CHAR", F::Text, K::Text, Carrier::Text, A::Utf8).sized().named("CHAR"),
+    entry(ffi::SQL_VARCHAR, "VARCHAR", F::Text, K::Text, Carrier::Text, A::Utf8).sized().named("VARCHAR"),
+    entry(ffi::SQL_LONGVARCHAR, "LONGVARCHAR", F::Text, K::Text, Carrier::Text, A::Utf8).long().named("TEXT").creates(),
+    entry(ffi::SQL_WCHAR, "WCHAR", F::Text, K::Text, Carrier::Text, A::Utf8).wide().sized(),
+    entry(ffi::SQL_WVARCHAR, "WVARCHAR", F::Text, K::Text, Carrier::Text, A::Utf8).wide().sized(),
+    entry(ffi::SQL_WLONGVARCHAR, "WLONGVARCHAR", F::Text, K::Text, Carrier::Text, A::Utf8).wide().long(),
     // SQL Server's XML: UTF-16 text of no useful length, always streamed.
-    entry(ffi::SQL_SS_XML, F::Text, K::Text, Carrier::Utf16)
-        .wide()
-        .long(),
-    entry(ffi::SQL_BINARY, F::Binary, K::Binary, Carrier::Bytes)
-        .sized()
-        .named("BINARY"),
-    entry(ffi::SQL_VARBINARY, F::Binary, K::Binary, Carrier::Bytes)
-        .sized()
-        .named("VARBINARY"),
-    entry(ffi::SQL_LONGVARBINARY, F::Binary, K::Binary, Carrier::Bytes)
-        .long()
-        .named("BLOB"),
-    entry(ffi::SQL_BIT, F::Bool, K::Bool, fixed(ffi::SQL_C_BIT, 1)).named("BOOLEAN"),
-    entry(
-        ffi::SQL_TINYINT,
-        F::Integer,
-        K::Int,
-        fixed(ffi::SQL_C_SBIGINT, 8),
-    ),
-    entry(
-        ffi::SQL_SMALLINT,
-        F::Integer,
-        K::Int,
-        fixed(ffi::SQL_C_SBIGINT, 8),
-    )
-    .named("SMALLINT"),
-    entry(
-        ffi::SQL_INTEGER,
-        F::Integer,
-        K::Int,
-        fixed(ffi::SQL_C_SBIGINT, 8),
-    )
-    .named("INTEGER"),
-    entry(
-        ffi::SQL_BIGINT,
-        F::Integer,
-        K::Int,
-        fixed(ffi::SQL_C_SBIGINT, 8),
-    )
-    .named("BIGINT"),
-    entry(
-        ffi::SQL_REAL,
-        F::Float,
-        K::Float,
-        fixed(ffi::SQL_C_DOUBLE, 8),
-    )
-    .named("REAL"),
-    entry(
-        ffi::SQL_FLOAT,
-        F::Float,
-        K::Float,
-        fixed(ffi::SQL_C_DOUBLE, 8),
-    ),
-    entry(
-        ffi::SQL_DOUBLE,
-        F::Float,
-        K::Float,
-        fixed(ffi::SQL_C_DOUBLE, 8),
-    )
-    .named("DOUBLE PRECISION"),
-    // Sign, point, leading zero, terminator past the precision; at least 48 (unconstrained
-    // numerics report a nominal precision: truncation recovery does the rest).
-    entry(
-        ffi::SQL_NUMERIC,
-        F::Decimal,
-        K::Decimal,
-        Carrier::TextForm { bytes: 48 },
-    )
-    .named("NUMERIC"),
-    entry(
-        ffi::SQL_DECIMAL,
-        F::Decimal,
-        K::Decimal,
-        Carrier::TextForm { bytes: 48 },
-    ),
-    entry(
-        ffi::SQL_TYPE_DATE,
-        F::Temporal,
-        K::Date,
-        fixed(ffi::SQL_C_TYPE_DATE, 6),
-    )
-    .named("DATE"),
-    entry(
-        ffi::SQL_TYPE_TIME,
-        F::Temporal,
-        K::Time,
-        Carrier::TextForm { bytes: 32 },
-    )
-    .named("TIME"),
-    entry(
-        ffi::SQL_SS_TIME2,
-        F::Temporal,
-        K::Time,
-        Carrier::TextForm { bytes: 32 },
-    ),
-    entry(
-        ffi::SQL_TYPE_TIMESTAMP,
-        F::Temporal,
-        K::Timestamp,
-        fixed(ffi::SQL_C_TYPE_TIMESTAMP, 16),
-    )
-    .named("TIMESTAMP"),
-    entry(
-        ffi::SQL_DATETIME,
-        F::Temporal,
-        K::Timestamp,
-        fixed(ffi::SQL_C_TYPE_TIMESTAMP, 16),
-    ),
-    entry(ffi::SQL_GUID, F::Guid, K::Guid, fixed(ffi::SQL_C_GUID, 16)),
+    entry(ffi::SQL_SS_XML, "XML", F::Text, K::Text, Carrier::Utf16, A::Utf8).wide().long(),
+    entry(ffi::SQL_BINARY, "BINARY", F::Binary, K::Binary, Carrier::Bytes, A::Binary).sized().named("BINARY"),
+    entry(ffi::SQL_VARBINARY, "VARBINARY", F::Binary, K::Binary, Carrier::Bytes, A::Binary).sized().named("VARBINARY"),
+    entry(ffi::SQL_LONGVARBINARY, "LONGVARBINARY", F::Binary, K::Binary, Carrier::Bytes, A::Binary).long().named("BLOB").creates(),
+    entry(ffi::SQL_BIT, "BIT", F::Bool, K::Bool, fixed(ffi::SQL_C_BIT, 1), A::Boolean).named("BOOLEAN").creates(),
+    // Created for unsigned bytes only (create.rs widens a signed Int8 to SMALLINT): TINYINT is
+    // unsigned on some databases and missing on others.
+    entry(ffi::SQL_TINYINT, "TINYINT", F::Integer, K::Int, INT, A::Int8).creates(),
+    entry(ffi::SQL_SMALLINT, "SMALLINT", F::Integer, K::Int, INT, A::Int16).named("SMALLINT").creates(),
+    entry(ffi::SQL_INTEGER, "INTEGER", F::Integer, K::Int, INT, A::Int32).named("INTEGER").creates(),
+    entry(ffi::SQL_BIGINT, "BIGINT", F::Integer, K::Int, INT, A::Int64).named("BIGINT").creates(),
+    entry(ffi::SQL_REAL, "REAL", F::Float, K::Float, DOUBLE, A::Float32).named("REAL").creates(),
+    // psqlODBC describes float8 as SQL_FLOAT: a double.
+    entry(ffi::SQL_FLOAT, "FLOAT", F::Float, K::Float, DOUBLE, A::Float64),
+    entry(ffi::SQL_DOUBLE, "DOUBLE", F::Float, K::Float, DOUBLE, A::Float64).named("DOUBLE PRECISION").creates(),
+    entry(ffi::SQL_NUMERIC, "NUMERIC", F::Decimal, K::Decimal, DECIMAL_TEXT, A::Decimal128).named("NUMERIC").creates(),
+    entry(ffi::SQL_DECIMAL, "NUMERIC", F::Decimal, K::Decimal, DECIMAL_TEXT, A::Decimal128),
+    entry(ffi::SQL_TYPE_DATE, "DATE", F::Temporal, K::Date, fixed(ffi::SQL_C_TYPE_DATE, 6), A::Date32).named("DATE").creates(),
+    entry(ffi::SQL_TYPE_TIME, "TIME", F::Temporal, K::Time, TIME_TEXT, A::Time64).named("TIME").creates(),
+    entry(ffi::SQL_SS_TIME2, "TIME", F::Temporal, K::Time, TIME_TEXT, A::Time64),
+    entry(ffi::SQL_TYPE_TIMESTAMP, "TIMESTAMP", F::Temporal, K::Timestamp, TIMESTAMP, A::Timestamp).named("TIMESTAMP").creates(),
+    entry(ffi::SQL_DATETIME, "TIMESTAMP", F::Temporal, K::Timestamp, TIMESTAMP, A::Timestamp),
+    entry(ffi::SQL_GUID, "GUID", F::Guid, K::Guid, fixed(ffi::SQL_C_GUID, 16), A::Utf8),
 ];
+
+/// What a value kind is in Python, and how a Python value of it is bound as a parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Value {
+    pub kind: ValueKind,
+    /// The class of its Python values, `module.name` (`description`'s type code; pyodbc's).
+    pub python: (&'static str, &'static str),
+    /// The SQL type a parameter of this kind is bound as, with its column size and digits;
+    /// its C type and element size are that type's carrier. Text, bytes, decimals and times
+    /// size their binding from the values (`params/`).
+    pub param: (i16, usize, i16),
+}
+
+/// One row per value kind.
+#[rustfmt::skip]
+const VALUES: [Value; 10] = [
+    Value { kind: K::Text, python: ("builtins", "str"), param: (ffi::SQL_VARCHAR, 0, 0) },
+    // pyodbc reports bytearray for binary columns (their values are bytes).
+    Value { kind: K::Binary, python: ("builtins", "bytearray"), param: (ffi::SQL_VARBINARY, 0, 0) },
+    Value { kind: K::Bool, python: ("builtins", "bool"), param: (ffi::SQL_BIT, 1, 0) },
+    Value { kind: K::Int, python: ("builtins", "int"), param: (ffi::SQL_BIGINT, 19, 0) },
+    Value { kind: K::Float, python: ("builtins", "float"), param: (ffi::SQL_DOUBLE, 15, 0) },
+    Value { kind: K::Decimal, python: ("decimal", "Decimal"), param: (ffi::SQL_NUMERIC, 0, 0) },
+    Value { kind: K::Date, python: ("datetime", "date"), param: (ffi::SQL_TYPE_DATE, 10, 0) },
+    Value { kind: K::Time, python: ("datetime", "time"), param: (ffi::SQL_TYPE_TIME, 0, 0) },
+    // Microseconds: Python's datetime holds no finer fraction.
+    Value { kind: K::Timestamp, python: ("datetime", "datetime"), param: (ffi::SQL_TYPE_TIMESTAMP, 26, 6) },
+    // GUIDs are `str` instead where `native_uuid` is off (as in pyodbc).
+    Value { kind: K::Guid, python: ("uuid", "UUID"), param: (ffi::SQL_GUID, 16, 0) },
+];
+
+// One row per kind: `value` indexes by the kind (its order is checked by a test).
+const _: () = assert!(VALUES.len() == ValueKind::Guid as usize + 1);
+
+/// Every value kind, in `ValueKind` order.
+pub fn values() -> &'static [Value] {
+    &VALUES
+}
+
+/// What value kind `kind` is in Python and as a parameter.
+pub fn value(kind: ValueKind) -> &'static Value {
+    // VALUES lists the ten kinds in `ValueKind` order (a test checks): the index is the kind.
+    &VALUES[kind as usize]
+}
+
+/// A parameter binding of fixed size: C type, SQL type, column size, digits, element bytes.
+pub type FixedBinding = (i16, i16, usize, i16, usize);
+
+/// The binding of a parameter of kind `kind` where its SQL type has a fixed-size carrier
+/// (bool, integer, float, date, timestamp, GUID); `None` where the values size it.
+pub fn fixed_binding(kind: ValueKind) -> Option<FixedBinding> {
+    let (code, size, digits) = value(kind).param;
+    match sql_type(code)?.carrier {
+        Carrier::Fixed { c_type, bytes } => Some((c_type, code, size, digits, bytes)),
+        _ => None,
+    }
+}
+
+/// The SQL type a created table takes for Arrow type `arrow` (a `creates` row).
+pub fn created_for(arrow: Arrow) -> Option<&'static SqlType> {
+    TYPES.iter().find(|t| t.creates && t.arrow == arrow)
+}
 
 /// What fastodbc knows of SQL type `code`; `None` for a type read as its text.
 pub fn sql_type(code: i16) -> Option<&'static SqlType> {
@@ -307,6 +359,66 @@ mod tests {
                 assert_eq!(bytes, size, "{}", t.code);
             }
         }
+    }
+
+    #[test]
+    fn values_are_listed_in_kind_order() {
+        for (i, v) in VALUES.iter().enumerate() {
+            assert_eq!(v.kind as usize, i, "{:?}", v.kind);
+            assert_eq!(value(v.kind).kind, v.kind);
+        }
+    }
+
+    #[test]
+    fn fixed_bindings_are_their_sql_types_carriers() {
+        assert_eq!(
+            fixed_binding(K::Int),
+            Some((ffi::SQL_C_SBIGINT, ffi::SQL_BIGINT, 19, 0, 8))
+        );
+        assert_eq!(
+            fixed_binding(K::Timestamp),
+            Some((
+                ffi::SQL_C_TYPE_TIMESTAMP,
+                ffi::SQL_TYPE_TIMESTAMP,
+                26,
+                6,
+                16
+            ))
+        );
+        assert_eq!(
+            fixed_binding(K::Bool),
+            Some((ffi::SQL_C_BIT, ffi::SQL_BIT, 1, 0, 1))
+        );
+        for kind in [K::Text, K::Binary, K::Decimal, K::Time] {
+            assert_eq!(fixed_binding(kind), None, "{kind:?}");
+        }
+    }
+
+    #[test]
+    fn each_arrow_type_a_table_is_created_with_has_one_sql_type() {
+        for t in TYPES.iter().filter(|t| t.creates) {
+            assert_eq!(created_for(t.arrow).map(|c| c.code), Some(t.code));
+        }
+        assert_eq!(
+            created_for(A::Utf8).map(|t| t.code),
+            Some(ffi::SQL_LONGVARCHAR)
+        );
+        assert_eq!(
+            created_for(A::Float64).map(|t| t.code),
+            Some(ffi::SQL_DOUBLE)
+        );
+        assert_eq!(created_for(A::Int8).map(|t| t.code), Some(ffi::SQL_TINYINT));
+    }
+
+    #[test]
+    fn widths_come_from_the_arrow_type() {
+        let bits = |code| sql_type(code).and_then(|t| t.arrow.int_bits());
+        assert_eq!(bits(ffi::SQL_TINYINT), Some(8));
+        assert_eq!(bits(ffi::SQL_INTEGER), Some(32));
+        assert_eq!(bits(ffi::SQL_REAL), None);
+        let mantissa = |code| sql_type(code).and_then(|t| t.arrow.float_bits());
+        assert_eq!(mantissa(ffi::SQL_REAL), Some(24));
+        assert_eq!(mantissa(ffi::SQL_FLOAT), Some(53));
     }
 
     #[test]

@@ -19,7 +19,7 @@ pub(super) fn uuid(py: Python<'_>, b: &[u8], column: &str) -> PyResult<PyObject>
     let kwargs = PyDict::new(py);
     kwargs.set_item("bytes", PyBytes::new(py, &bytes))?;
     Ok(py_types(py)?
-        .uuid
+        .uuid()
         .bind(py)
         .call((), Some(&kwargs))?
         .unbind())

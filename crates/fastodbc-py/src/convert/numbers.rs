@@ -34,7 +34,7 @@ pub(super) fn decimal(py: Python<'_>, b: &[u8], column: &str) -> PyResult<PyObje
     let s = std::str::from_utf8(b).map_err(|_| invalid(py, column, "decimal", b))?;
     // Some drivers pad or use a comma in locales; Decimal() rejects anything odd.
     let s = s.trim();
-    Ok(py_types(py)?.decimal.bind(py).call1((s,))?.unbind())
+    Ok(py_types(py)?.decimal().bind(py).call1((s,))?.unbind())
 }
 
 /// A number column's value read from its text: the number, or the text itself.
