@@ -3,7 +3,7 @@ of the connection and its transaction after a failed statement."""
 
 import pytest
 
-from profiles import backends_where
+from profiles import backends_where, with_attributes
 
 EXCEPTIONS = [
     "Warning",
@@ -180,12 +180,7 @@ def test_unknown_dsn(db):
 
 @pytest.mark.parametrize("backend", backends_where(lambda p: p.is_server), indirect=True)
 def test_unreachable_server(db, backend):
-    connstr = ";".join(
-        "Port=1" if part.strip().lower().startswith("port=") else part
-        for part in backend.connstr.split(";")
-    )
-    if "port=1" not in connstr.lower():
-        connstr = connstr.rstrip(";") + ";Port=1"
+    connstr = with_attributes(backend.connstr, Port="1")
     with pytest.raises(db.OperationalError) as exc:
         db.connect(connstr)
     assert exc.value.args[0].startswith("08"), exc.value.args

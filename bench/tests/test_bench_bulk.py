@@ -33,8 +33,7 @@ needs_ingest = pytest.mark.skipif(
 
 
 def attrs(cs: str) -> dict[str, str]:
-    kv = (part.partition("=") for part in cs.split(";") if "=" in part)
-    return {k.strip().lower(): v.strip() for k, _, v in kv}
+    return {k.lower(): v for k, v in fastodbc.connstr.attributes(cs)}
 
 
 @pytest.fixture(params=BACKENDS)

@@ -9,7 +9,7 @@ from typing import Any
 from . import _native
 from .errors import InterfaceError
 
-__all__ = ["build", "check_encodable", "escape_value"]
+__all__ = ["attributes", "build", "check_encodable", "escape_value"]
 
 # pyodbc maps these Python-friendly keywords to the ODBC attribute names.
 _ALIASES = {
@@ -31,6 +31,13 @@ def escape_value(value: str) -> str:
     strings (``fastodbc_core::connstr``).
     """
     return _native.connstr_escape(value)
+
+
+def attributes(connstring: str) -> list[tuple[str, str]]:
+    """Returns ``connstring``'s attributes as ``(name, value)`` pairs in their order, read as the
+    driver manager reads them: a braced value keeps its braces (and its doubled ``}``), so
+    ``";".join(f"{k}={v}" for k, v in pairs)`` gives back an equivalent string."""
+    return _native.connstr_attributes(connstring)
 
 
 def _format(value: Any) -> str:

@@ -383,9 +383,9 @@ def _check_names(conn: Any, names: list[str], dbms: tuple[str, str]) -> None:
     limit = _native.column_name_limit(*dbms, reported)
     if limit is None:
         return
-    most, unit = limit
+    most, unit = limit.most, limit.unit
     for name in names:
-        length = len(name.encode()) if unit == "bytes" else len(name)
+        length = limit.length_of(name)
         if length > most:
             raise ProgrammingError(
                 "42000",

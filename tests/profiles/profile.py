@@ -20,6 +20,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from fastodbc.connstr import attributes as connstr_attributes
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # Every test connection bounds its lock waits (10 s): a test that leaks a transaction or a
@@ -656,14 +658,14 @@ def with_attributes(connstr: str, **attrs: str) -> str:
     """``connstr`` with the attributes named in ``attrs`` (any case) replaced by these values.
     Values are written as given: escape them first where needed."""
     names = {k.lower() for k in attrs}
-    kept = [p for p in connstr.split(";") if p.strip() and p.split("=", 1)[0].strip().lower() not in names]
+    kept = [f"{k}={v}" for k, v in connstr_attributes(connstr) if k.lower() not in names]
     return ";".join([*kept, *(f"{k}={v}" for k, v in attrs.items())]) + ";"
 
 
 def with_credentials(connstr: str, user: str, password: str) -> str:
     """``connstr`` logging in as ``user`` with ``password`` (braced: it may hold ``;``)."""
     credentials = {"uid", "user", "pwd", "password"}
-    kept = [p for p in connstr.split(";") if p.strip() and p.split("=", 1)[0].strip().lower() not in credentials]
+    kept = [f"{k}={v}" for k, v in connstr_attributes(connstr) if k.lower() not in credentials]
     return ";".join([*kept, f"UID={user}", "PWD={" + password.replace("}", "}}") + "}"]) + ";"
 
 

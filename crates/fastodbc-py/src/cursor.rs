@@ -31,7 +31,9 @@ mod ingest;
 mod shared;
 
 pub use arrow::ArrowReader;
-pub use ingest::{column_name_limit, CreateColumn, IngestField, IngestRequest, IngestSource};
+pub use ingest::{
+    column_name_limit, ColumnNameLimit, CreateColumn, IngestField, IngestRequest, IngestSource,
+};
 
 use shared::{closed_cursor, CursorShared};
 

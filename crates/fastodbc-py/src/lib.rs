@@ -95,6 +95,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<connection::Connection>()?;
     m.add_class::<cursor::Cursor>()?;
     m.add_class::<cursor::ArrowReader>()?;
+    m.add_class::<cursor::ColumnNameLimit>()?;
     m.add_class::<cursor::IngestSource>()?;
     m.add_class::<budget::MemoryBudget>()?;
     m.add_class::<cursor::IngestField>()?;

@@ -13,7 +13,7 @@ use fastodbc_arrow::ingest::{
     AlignedStream, CreateType, Load, Nan, WriteOptions,
 };
 use fastodbc_arrow::source::SourceColumn;
-use fastodbc_core::driver::{NameUnit, Server};
+use fastodbc_core::driver::{NameLimit, NameUnit, Server};
 use fastodbc_core::{Error, Result};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -300,24 +300,44 @@ impl IngestRequest {
     }
 }
 
-/// The longest column name the server keeps as given, and its unit ("bytes" or
-/// "characters"), from its `SQL_DBMS_NAME`, `SQL_DBMS_VER` and the driver's
-/// `SQL_MAX_COLUMN_NAME_LEN` (`Server::column_name_limit`); None: no limit known.
+/// The longest column name a server keeps as given (`Server::column_name_limit`).
+#[pyclass(module = "fastodbc._native", frozen)]
+pub struct ColumnNameLimit(NameLimit);
+
+#[pymethods]
+impl ColumnNameLimit {
+    /// The most it keeps, in `unit`.
+    #[getter]
+    fn most(&self) -> usize {
+        self.0.most
+    }
+
+    /// "bytes" (of UTF-8) or "characters".
+    #[getter]
+    fn unit(&self) -> &'static str {
+        match self.0.unit {
+            NameUnit::Bytes => "bytes",
+            NameUnit::Characters => "characters",
+        }
+    }
+
+    /// The length of `name` in `unit`.
+    fn length_of(&self, name: &str) -> usize {
+        self.0.length_of(name)
+    }
+}
+
+/// The column name limit of the server of `SQL_DBMS_NAME` / `SQL_DBMS_VER`, given the driver's
+/// `SQL_MAX_COLUMN_NAME_LEN` (`reported`, 0: no answer); None: no limit known.
 #[pyfunction]
 pub fn column_name_limit(
     dbms_name: &str,
     dbms_version: &str,
     reported: usize,
-) -> Option<(usize, &'static str)> {
+) -> Option<ColumnNameLimit> {
     Server::detect(dbms_name, dbms_version)
         .column_name_limit(reported)
-        .map(|l| {
-            let unit = match l.unit {
-                NameUnit::Bytes => "bytes",
-                NameUnit::Characters => "characters",
-            };
-            (l.most, unit)
-        })
+        .map(ColumnNameLimit)
 }
 
 fn check_capsule(capsule: &Bound<'_, PyCapsule>, name: &std::ffi::CStr) -> PyResult<()> {
