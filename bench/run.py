@@ -53,6 +53,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
+import ab  # noqa: E402
 import backend_profiles as profiles  # noqa: E402
 import bulk  # noqa: E402
 import datasets  # noqa: E402
@@ -64,6 +65,8 @@ import report  # noqa: E402
 from child import run_child  # noqa: E402
 
 PYTHON = sys.executable
+#: ``--baseline``: the copy of the other build its twin peers import (bench/ab.py).
+BASE_ROOT: Path | None = None
 #: Peers that run under an interpreter of their own: turbodbc builds against another pyarrow
 #: than .venv's (bench/turbodbc.sh), zodbc has wheels for Python 3.12+ only (bench/zodbc.sh).
 PEER_VENVS = {
@@ -300,6 +303,7 @@ def run_worker(case: dict, p: dict) -> dict:
     try:
         proc = subprocess.run(
             [python, str(BENCH / "worker.py"), json.dumps(spec)],
+            env=ab.worker_env(p, BASE_ROOT),
             capture_output=True,
             text=True,
             timeout=WORKER_TIMEOUT,
@@ -649,6 +653,11 @@ def main() -> int:
         help="default: all (MariaDB: the bulk, pool and parallel cases only)",
     )
     ap.add_argument("--only", action="append", help="run only cases whose '<backend> <dataset> <op>' contains this")
+    ap.add_argument(
+        "--peer",
+        action="append",
+        help="run only these peers (by name: fastodbc, pyodbc, ...); with --baseline, an A/B run of fastodbc alone",
+    )
     ap.add_argument("--no-floor", action="store_true", help="skip the odbc-floor runs")
     ap.add_argument("--no-codec", action="store_true", help="skip the Python codec micro-benchmark")
     ap.add_argument("--no-instructions", action="store_true", help="skip the callgrind instruction counts")
@@ -659,6 +668,11 @@ def main() -> int:
         help="rewrite the generated section of BENCHMARKS.md (auto: full-scale runs only)",
     )
     ap.add_argument("--tag", default="", help="suffix for the result file names")
+    ap.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="also run the fastodbc built in checkout DIR, interleaved, as '<peer> @base' (bench/ab.py)",
+    )
     args = ap.parse_args()
     backends = args.backend or list(profiles.NAMES)
     reps = args.reps or CONFIG[args.scale]["reps"]
@@ -669,12 +683,21 @@ def main() -> int:
     command = " ".join(["python", "bench/run.py", *sys.argv[1:]])
     results: dict[str, Any] = {"cases": []}
     snap = snapshot_fastodbc()
+    if args.baseline:
+        global BASE_ROOT
+        BASE_ROOT = ab.snapshot(Path(args.baseline).resolve(), datasets.DATA_DIR)
     with contextlib.ExitStack() as servers:
         for profile in profiles.selected(backends):
             servers.enter_context(Server(profile))
         cases = build_cases(args.scale, backends, floor=not args.no_floor)
         if args.only:
             cases = [c for c in cases if any(o in f"{c['backend']} {c['dataset']} {c['op']}" for o in args.only)]
+        if args.peer:
+            for c in cases:
+                c["peers"] = [p for p in c["peers"] if p["peer"] in args.peer]
+            cases = [c for c in cases if c["peers"]]
+        if BASE_ROOT is not None:
+            ab.add_base_peers(cases, peer_label)
         # Only what the cases selected read: the pool and asyncio cases need no dataset, the
         # ingest cases only their Parquet files and tables (MariaDB's datasets: partitioning.prepare).
         skip = (*pooling.OPS, "ingest", "ingest_parquet", "parallel_to_sql")
@@ -699,6 +722,7 @@ def main() -> int:
             "rows": datasets.SCALES[args.scale],
             "config": recorded_config(args.scale),
             "machine": dict(machine_info(backends), **snap),
+            "baseline": args.baseline,
         }
         log(f"bench: {len(cases)} cases x {reps} reps ({args.scale})")
         try:
@@ -729,8 +753,15 @@ def write_results(results: dict, args: argparse.Namespace) -> None:
     shutil.copyfile(RESULTS / f"{name}.json", RESULTS / "latest.json")
     shutil.copyfile(RESULTS / f"{name}.md", RESULTS / "latest.md")
     log(f"bench: results in bench/results/{name}.json / .md (and latest.*), {meta['duration_s']} s")
-    log(f"bench: bench/history.md += {history.append(results)}")
-    complete = args.scale == "full" and not args.only and not args.backend and not meta.get("interrupted")
+    if args.baseline:
+        # Its twins are in every table and its peers may be fastodbc's alone: an A/B run is
+        # neither a line of the history nor the published run.
+        (RESULTS / f"{name}-ab.md").write_text(ab.markdown(results, args.baseline))
+        log(f"bench: the A/B table in bench/results/{name}-ab.md")
+    else:
+        log(f"bench: bench/history.md += {history.append(results)}")
+    partial = args.only or args.backend or args.peer or args.baseline
+    complete = args.scale == "full" and not partial and not meta.get("interrupted")
     if complete:
         # The kept copy names itself: the stamped file it was copied from may be deleted.
         meta["results_file"] = f"bench/results/{LATEST_FULL}.json"

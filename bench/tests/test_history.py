@@ -84,6 +84,7 @@ def finish(tmp_path, monkeypatch, results: dict, **args) -> None:
     monkeypatch.setattr(history, "HISTORY_MD", tmp_path / "history.md")
     monkeypatch.setattr(run.report, "BENCHMARKS_MD", tmp_path / "BENCHMARKS.md")
     options = {"scale": results["meta"]["scale"], "tag": "", "only": None, "backend": None, "md": "auto"}
+    options.update(peer=None, baseline=None)
     run.write_results(copy.deepcopy(results), argparse.Namespace(**dict(options, **args)))
 
 
