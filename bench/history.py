@@ -43,7 +43,9 @@ bench/report.py. Options: the command's options beyond `--scale` (a run of a few
 
 Runs write their results to `bench/results/` (git-ignored; the last full run's are
 `latest-full.md` and `latest-full.json` there); BENCHMARKS.md has its tables. Results once
-committed are in git history: `git log --diff-filter=D -- bench/results`.
+committed are in git history: `git log --diff-filter=D -- bench/results`. A/B runs
+(`--baseline`: this build against another, docs/benchmarks/method.md) write their own table
+(`bench/results/<name>-ab.md`) and no line here.
 
 | run (UTC) | scale | git | {" | ".join(h for h, _, _ in HEADLINE)} | targets | duration | options |
 |---|---|---|{"---:|" * len(HEADLINE)}---:|---:|---|
