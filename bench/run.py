@@ -749,16 +749,18 @@ def write_results(results: dict, args: argparse.Namespace) -> None:
     meta["results_file"] = f"bench/results/{name}.json"
     # The measurements first: a report that fails to render must not cost the run.
     write_json(RESULTS / f"{name}.json", results)
-    (RESULTS / f"{name}.md").write_text(report.render(results))
     shutil.copyfile(RESULTS / f"{name}.json", RESULTS / "latest.json")
-    shutil.copyfile(RESULTS / f"{name}.md", RESULTS / "latest.md")
-    log(f"bench: results in bench/results/{name}.json / .md (and latest.*), {meta['duration_s']} s")
     if args.baseline:
-        # Its twins are in every table and its peers may be fastodbc's alone: an A/B run is
-        # neither a line of the history nor the published run.
         (RESULTS / f"{name}-ab.md").write_text(ab.markdown(results, args.baseline))
         log(f"bench: the A/B table in bench/results/{name}-ab.md")
-    else:
+    # The report's tables are ratios to the peers: a run of some peers only has none.
+    if not args.peer:
+        (RESULTS / f"{name}.md").write_text(report.render(results))
+        shutil.copyfile(RESULTS / f"{name}.md", RESULTS / "latest.md")
+    log(f"bench: results in bench/results/{name}.json (and latest.json), {meta['duration_s']} s")
+    if not args.baseline:
+        # An A/B run's twins are in every table and its peers may be fastodbc's alone: it is
+        # neither a line of the history nor the published run.
         log(f"bench: bench/history.md += {history.append(results)}")
     partial = args.only or args.backend or args.peer or args.baseline
     complete = args.scale == "full" and not partial and not meta.get("interrupted")
