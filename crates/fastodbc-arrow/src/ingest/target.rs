@@ -48,7 +48,7 @@ impl TargetColumn {
             0 => name.to_string(),
             n => format!("{name}({n})"),
         };
-        let text = match registry::sql_type(self.sql_type) {
+        let mut text = match registry::sql_type(self.sql_type) {
             None => format!("SQL type {}", self.sql_type),
             Some(t) if t.family == Family::Decimal && self.size > 0 => {
                 format!("{}({},{})", t.name, self.size, self.digits)
@@ -59,7 +59,6 @@ impl TargetColumn {
             Some(t) if t.sized => sized(t.name),
             Some(t) => t.name.to_string(),
         };
-        let mut text = text;
         if self.unsigned && is_integer(self.sql_type) {
             text.push_str(" UNSIGNED");
         }
