@@ -96,7 +96,10 @@ fn run_once(conn: &Connection, args: &Args) -> fastodbc_core::Result<Run> {
     // alike): psqlODBC serves a prepared statement's result 25-45% slower, which made the
     // PostgreSQL floors too high until 2026-11-24T21:00Z.
     stmt.exec_direct(&to_utf16(&args.sql))?;
-    stmt.open_result_with_rows(&decoding, budget, args.rowset_rows)?;
+    stmt.open_result(&decoding, budget, false)?;
+    if let (Some(rows), Some(rs)) = (args.rowset_rows, stmt.result.as_mut()) {
+        rs.set_block_rows(rows);
+    }
     let mut rows = 0usize;
     let mut first = None;
     loop {

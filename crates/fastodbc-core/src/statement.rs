@@ -14,14 +14,16 @@ use crate::link::{CallKind, Link};
 use crate::params::ParamBatch;
 use crate::plan::ColumnDescription;
 
+mod calls;
 mod catalog;
 mod execute;
 mod fetch;
 mod getdata;
 mod result_set;
+pub(crate) use calls::Calls;
+use calls::RowAttributes;
 pub use catalog::CatalogFunction;
 pub use execute::overread_unit;
-use result_set::KeptBuffers;
 pub use result_set::ResultSet;
 
 /// The raw statement handle, shared with a canceller on another thread.
@@ -61,16 +63,8 @@ pub struct Statement {
     /// Its connection's link: calls that may wait on the server run through it, and none
     /// once it is broken but those that free (`crate::link`). None for a stand-in.
     link: Option<Arc<Link>>,
-    /// `SQL_ATTR_ROWS_FETCHED_PTR` target, set once per handle: boxed so it never moves.
-    fetched: Box<ffi::ULen>,
-    /// The `SQL_ATTR_ROW_ARRAY_SIZE` last set (1 is the ODBC default).
-    array_size: usize,
-    /// `SQL_ATTR_ROW_BIND_TYPE` is column-wise (set at the first bind).
-    bind_by_column: bool,
-    /// Buffers still bound from an earlier result (`KeptBuffers`). Whenever this holds some,
-    /// the driver's bindings point into them: they are unbound before anything else is bound
-    /// and before a fetch that reads no bindings (`text_rows`).
-    kept: Option<KeptBuffers>,
+    /// The fetch attributes set on the handle and the buffers they point to.
+    rows: RowAttributes,
 }
 
 // SAFETY: see `StatementHandle`; all bound buffers are owned by the statement and move with it.
@@ -101,8 +95,9 @@ impl Statement {
         stmt.h = h;
         stmt.dbc = conn.handle();
         stmt.link = Some(link);
-        let fetched = &mut *stmt.fetched as *mut ffi::ULen as *mut _;
-        stmt.set_attr_ptr(ffi::SQL_ATTR_ROWS_FETCHED_PTR, fetched)?;
+        let fetched = &mut *stmt.rows.fetched as *mut ffi::ULen as *mut _;
+        stmt.calls()
+            .set_attr_ptr(ffi::SQL_ATTR_ROWS_FETCHED_PTR, fetched)?;
         Ok(stmt)
     }
 
@@ -120,10 +115,7 @@ impl Statement {
             params_bound: false,
             owner: std::process::id(),
             link: None,
-            fetched: Box::new(0),
-            array_size: 1,
-            bind_by_column: false,
-            kept: None,
+            rows: RowAttributes::default(),
         }
     }
 
@@ -169,16 +161,22 @@ impl Statement {
         }
     }
 
-    fn check(&mut self, ret: ffi::SqlReturn, function: &'static str) -> Result<bool> {
-        let dbc = self.dbc;
-        check(
-            ret,
-            ffi::SQL_HANDLE_STMT,
-            self.h,
-            function,
-            Some(&mut self.messages),
-        )
-        .map_err(|e| e.on_connection(dbc))
+    /// The handle and what goes with it, for one call (`Calls`).
+    pub(crate) fn calls(&mut self) -> Calls<'_> {
+        self.result_and_calls().1
+    }
+
+    /// The current result set and the calls it fetches with, borrowed together.
+    pub(crate) fn result_and_calls(&mut self) -> (Option<&mut ResultSet>, Calls<'_>) {
+        let calls = Calls {
+            h: self.h,
+            dbc: self.dbc,
+            strategy: self.strategy,
+            link: self.link.as_ref(),
+            messages: &mut self.messages,
+            rows: &mut self.rows,
+        };
+        (self.result.as_mut(), calls)
     }
 
     /// Closes any open cursor and forgets bindings, so the handle can run another statement.
@@ -195,9 +193,10 @@ impl Statement {
         if self.bound_paramset != 1 {
             // The array attributes outlive SQL_RESET_PARAMS: point them away from the batch
             // about to be freed, or the next execute writes into freed memory.
-            let _ = self.set_attr_usize(ffi::SQL_ATTR_PARAMSET_SIZE, 1);
-            let _ = self.set_attr_ptr(ffi::SQL_ATTR_PARAM_STATUS_PTR, null_mut());
-            let _ = self.set_attr_ptr(ffi::SQL_ATTR_PARAMS_PROCESSED_PTR, null_mut());
+            let mut calls = self.calls();
+            let _ = calls.set_attr_usize(ffi::SQL_ATTR_PARAMSET_SIZE, 1);
+            let _ = calls.set_attr_ptr(ffi::SQL_ATTR_PARAM_STATUS_PTR, null_mut());
+            let _ = calls.set_attr_ptr(ffi::SQL_ATTR_PARAMS_PROCESSED_PTR, null_mut());
             self.bound_paramset = 1;
         }
         self.params = None;
@@ -205,28 +204,11 @@ impl Statement {
     }
 
     /// Forgets the current result set. Its buffers are unbound before they are freed, or stay
-    /// bound in `kept` for the next result.
+    /// bound for the next result (`ResultSet::close`).
     pub(crate) fn drop_result(&mut self) {
-        let Some(rs) = self.result.take() else {
-            return;
-        };
-        if !rs.bound {
-            return;
+        if let Some(rs) = self.result.take() {
+            rs.close(&mut self.calls());
         }
-        // A bound result took `kept` in `bind_block`: nothing bound is replaced here.
-        match rs.into_kept() {
-            Some(kept) => self.kept = Some(kept),
-            None => self.unbind(),
-        }
-    }
-
-    /// Unbinds every column and frees the buffers kept bound (`kept`).
-    fn unbind(&mut self) {
-        // SAFETY: valid handle; the buffers are dropped only after the driver forgot them.
-        unsafe {
-            let _ = ffi::SQLFreeStmt(self.h, ffi::SQL_UNBIND);
-        }
-        self.kept = None;
     }
 
     pub fn set_query_timeout(&mut self, seconds: u32) -> Result<()> {
@@ -240,19 +222,7 @@ impl Statement {
             )
         };
         // Drivers that cannot time out (SQLite) answer 01S02 "option value changed": not an error.
-        self.check(ret, "SQLSetStmtAttr").map(|_| ())
-    }
-
-    pub(crate) fn set_attr_usize(&mut self, attr: i32, value: usize) -> Result<()> {
-        // SAFETY: integer attribute by value.
-        let ret = unsafe { ffi::SQLSetStmtAttrW(self.h, attr, value as *mut _, 0) };
-        self.check(ret, "SQLSetStmtAttr").map(|_| ())
-    }
-
-    fn set_attr_ptr(&mut self, attr: i32, ptr: *mut std::ffi::c_void) -> Result<()> {
-        // SAFETY: the pointer targets memory owned by this statement for as long as it is bound.
-        let ret = unsafe { ffi::SQLSetStmtAttrW(self.h, attr, ptr, 0) };
-        self.check(ret, "SQLSetStmtAttr").map(|_| ())
+        self.calls().check(ret, "SQLSetStmtAttr").map(|_| ())
     }
 
     /// `SQLRowCount`; -1 when the driver says nothing (psqlODBC after DROP or ALTER TABLE
@@ -261,7 +231,7 @@ impl Statement {
         let mut n: ffi::Len = -1;
         // SAFETY: output pointer valid.
         let ret = unsafe { ffi::SQLRowCount(self.h, &mut n) };
-        self.check(ret, "SQLRowCount")?;
+        self.calls().check(ret, "SQLRowCount")?;
         Ok(n as i64)
     }
 
@@ -269,7 +239,7 @@ impl Statement {
         let mut n = 0i16;
         // SAFETY: output pointer valid.
         let ret = unsafe { ffi::SQLNumResultCols(self.h, &mut n) };
-        self.check(ret, "SQLNumResultCols")?;
+        self.calls().check(ret, "SQLNumResultCols")?;
         Ok(n.max(0) as usize)
     }
 
@@ -299,7 +269,7 @@ impl Statement {
                     &mut nullable,
                 )
             };
-            self.check(ret, "SQLDescribeColW")?;
+            self.calls().check(ret, "SQLDescribeColW")?;
             let len = name_len.max(0) as usize;
             if len >= name.len() {
                 long = vec![0u16; len + 1];
@@ -334,7 +304,7 @@ impl Statement {
         self.on_link(CallKind::Query, |s| {
             // SAFETY: valid handle.
             let ret = unsafe { ffi::SQLMoreResults(s.h) };
-            s.check(ret, "SQLMoreResults")
+            s.calls().check(ret, "SQLMoreResults")
         })
     }
 
@@ -354,7 +324,7 @@ impl Statement {
                 &mut value,
             )
         };
-        self.check(ret, "SQLColAttributeW")?;
+        self.calls().check(ret, "SQLColAttributeW")?;
         // SQL_TRUE is 1; drivers that write only the low 32 bits leave the rest as it was (0).
         Ok(value as i32 != 0)
     }
@@ -382,7 +352,7 @@ impl Statement {
                 std::ptr::null_mut(),
             )
         };
-        self.check(ret, "SQLColAttributeW")?;
+        self.calls().check(ret, "SQLColAttributeW")?;
         let units = (len.max(0) as usize / 2).min(buf.len());
         Ok(String::from_utf16_lossy(&buf[..units])
             .trim_end_matches('\0')
@@ -411,7 +381,7 @@ impl Drop for Statement {
         // left alone, the driver's next execute reuses those chunks as they are.
         self.drop_result();
         // Kept buffers too: the handle and its bindings go next, with no fetch in between.
-        self.kept = None;
+        self.rows.kept = None;
         self.close_on_server();
         let h = self.h;
         let free = || {

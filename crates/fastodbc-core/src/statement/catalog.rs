@@ -167,7 +167,7 @@ impl Statement {
                 }
             }
         };
-        self.check(ret, name).map(|_| ())
+        self.calls().check(ret, name).map(|_| ())
     }
 }
 

@@ -23,7 +23,7 @@ impl Statement {
             let text = s.wide_text(sql);
             // SAFETY: the text buffer outlives the call (its length is the caller's text's).
             let ret = unsafe { ffi::SQLPrepareW(s.h, text.as_ptr(), sql.len() as i32) };
-            s.check(ret, "SQLPrepareW").map(|_| ())
+            s.calls().check(ret, "SQLPrepareW").map(|_| ())
         })
     }
 
@@ -49,7 +49,7 @@ impl Statement {
         let mut n = 0i16;
         // SAFETY: output pointer valid.
         let ret = unsafe { ffi::SQLNumParams(self.h, &mut n) };
-        self.check(ret, "SQLNumParams")?;
+        self.calls().check(ret, "SQLNumParams")?;
         Ok(n.max(0) as usize)
     }
 
@@ -90,18 +90,24 @@ impl Statement {
         }
         self.params_bound = true;
         if batch.rows != self.bound_paramset {
-            self.set_attr_usize(ffi::SQL_ATTR_PARAM_BIND_TYPE, ffi::SQL_BIND_BY_COLUMN)?;
-            self.set_attr_usize(ffi::SQL_ATTR_PARAMSET_SIZE, batch.rows)?;
+            self.calls()
+                .set_attr_usize(ffi::SQL_ATTR_PARAM_BIND_TYPE, ffi::SQL_BIND_BY_COLUMN)?;
+            self.calls()
+                .set_attr_usize(ffi::SQL_ATTR_PARAMSET_SIZE, batch.rows)?;
             self.bound_paramset = batch.rows;
         }
         if batch.rows > 1 {
             let status = batch.status.as_mut_ptr() as *mut _;
-            self.set_attr_ptr(ffi::SQL_ATTR_PARAM_STATUS_PTR, status)?;
+            self.calls()
+                .set_attr_ptr(ffi::SQL_ATTR_PARAM_STATUS_PTR, status)?;
             let processed = &mut *batch.processed as *mut ffi::ULen as *mut _;
-            self.set_attr_ptr(ffi::SQL_ATTR_PARAMS_PROCESSED_PTR, processed)?;
+            self.calls()
+                .set_attr_ptr(ffi::SQL_ATTR_PARAMS_PROCESSED_PTR, processed)?;
         } else {
-            self.set_attr_ptr(ffi::SQL_ATTR_PARAM_STATUS_PTR, null_mut())?;
-            self.set_attr_ptr(ffi::SQL_ATTR_PARAMS_PROCESSED_PTR, null_mut())?;
+            self.calls()
+                .set_attr_ptr(ffi::SQL_ATTR_PARAM_STATUS_PTR, null_mut())?;
+            self.calls()
+                .set_attr_ptr(ffi::SQL_ATTR_PARAMS_PROCESSED_PTR, null_mut())?;
         }
         for (i, col) in batch.columns.iter_mut().enumerate() {
             let ptr = col.data_ptr() as *mut _;
@@ -120,7 +126,7 @@ impl Statement {
                     col.ind.as_mut_ptr(),
                 )
             };
-            self.check(ret, "SQLBindParameter")?;
+            self.calls().check(ret, "SQLBindParameter")?;
         }
         self.params = Some(batch);
         Ok(())
@@ -143,7 +149,7 @@ impl Statement {
         let r = self.on_link(CallKind::Query, |s| {
             // SAFETY: valid handle; bound buffers are alive (self.params).
             let ret = unsafe { ffi::SQLExecute(s.h) };
-            s.check(ret, "SQLExecute")
+            s.calls().check(ret, "SQLExecute")
         });
         self.after_execute(r)
     }
@@ -156,7 +162,7 @@ impl Statement {
             // SAFETY: text outlives the call (its length is the caller's text's); bound
             // buffers are alive (self.params).
             let ret = unsafe { ffi::SQLExecDirectW(s.h, text.as_ptr(), sql.len() as i32) };
-            s.check(ret, "SQLExecDirectW")
+            s.calls().check(ret, "SQLExecDirectW")
         });
         self.after_execute(r)
     }

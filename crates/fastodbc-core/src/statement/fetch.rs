@@ -5,7 +5,7 @@
 
 use super::getdata::{check_indicator, get_data, get_wide_checked, reread_truncated};
 use super::result_set::bind_columns;
-use super::Statement;
+use super::{Calls, ResultSet, Statement};
 use crate::diagnostics::{check, DiagRecord, Error, Result};
 use crate::ffi;
 use crate::link::CallKind;
@@ -24,72 +24,69 @@ impl Statement {
     /// Fetches the next block into `result.block`; with `prepare`, the result's consumer
     /// prepares it too (`BlockConsumer::prepare`: this runs on the fetch thread).
     pub(crate) fn fill_block(&mut self, prepare: bool) -> Result<usize> {
-        let Some(rs) = self.result.as_mut() else {
-            return Ok(0);
-        };
-        if rs.exhausted {
+        match self.result_and_calls() {
+            (Some(rs), mut calls) => rs.fill(&mut calls, prepare),
+            (None, _) => Ok(0),
+        }
+    }
+}
+
+impl ResultSet {
+    /// Fetches the next block into `block` (binding the buffers at the first); with `prepare`,
+    /// the consumer prepares it too.
+    pub(crate) fn fill(&mut self, calls: &mut Calls<'_>, prepare: bool) -> Result<usize> {
+        if self.exhausted {
             return Ok(0);
         }
-        if !rs.bound {
-            self.bind_block()?;
+        if !self.bound {
+            self.bind(calls)?;
         }
-        let Some(rs) = self.result.as_mut() else {
-            return Ok(0);
-        };
-        rs.block.clear_long();
-        let row_at_a_time = rs.plan.row_at_a_time;
-        let fetched = self.on_link(CallKind::Query, |s| match row_at_a_time {
-            true => s.assemble_block(),
-            false => s.fetch_rowset(),
+        self.block.clear_long();
+        let fetched = calls.on_link(CallKind::Query, |calls| match self.plan.row_at_a_time {
+            true => self.assemble_block(calls),
+            false => self.fetch_rowset(calls),
         });
-        let Some(rs) = self.result.as_mut() else {
-            return fetched;
-        };
         let rows = match fetched {
             Ok(rows) => rows,
             Err(e) => {
                 // Nothing of this block is served (it may be the spare, holding rows of an
                 // earlier block); a retry fetches again.
-                rs.block.rows = 0;
-                return Err(e.on_connection(self.dbc));
+                self.block.rows = 0;
+                return Err(e.on_connection(calls.dbc));
             }
         };
-        rs.fetches += 1;
+        self.fetches += 1;
         if rows == 0 {
-            rs.exhausted = true;
-            rs.block.rows = 0;
+            self.exhausted = true;
+            self.block.rows = 0;
         }
-        let mut notes = std::mem::take(&mut rs.block.notes);
-        match rs.consumer.as_ref().filter(|_| prepare) {
-            Some(consumer) => consumer.prepare(&rs.plan, &rs.block, &mut notes),
+        let mut notes = std::mem::take(&mut self.block.notes);
+        match self.consumer.as_ref().filter(|_| prepare) {
+            Some(consumer) => consumer.prepare(&self.plan, &self.block, &mut notes),
             None => notes.invalidate(),
         }
-        rs.block.notes = notes;
+        self.block.notes = notes;
         Ok(rows)
     }
 
     /// One `SQLFetch` fills the whole block; truncated values are re-read with SQLSetPos +
     /// SQLGetData where the driver allows it.
-    fn fetch_rowset(&mut self) -> Result<usize> {
-        let h = self.h;
-        if let Some(rs) = self.result.as_mut() {
-            let rows = rs.grow_block();
-            if rs.bound_to != rs.block.address() {
-                bind_columns(h, &rs.plan.columns, &mut rs.block.bound)?;
-                rs.bound_to = rs.block.address();
-            }
-            clear_fixed_indicators(&mut rs.block.bound, rows);
-            self.set_array_size(rows)?;
+    fn fetch_rowset(&mut self, calls: &mut Calls<'_>) -> Result<usize> {
+        let h = calls.h;
+        let rs = self;
+        let rows = rs.grow_block();
+        if rs.bound_to != rs.block.address() {
+            bind_columns(h, &rs.plan.columns, &mut rs.block.bound)?;
+            rs.bound_to = rs.block.address();
         }
-        // SAFETY (of fetch_next): buffers bound by open_result are alive in self.result.
-        if !fetch_next(h, &mut self.messages)? {
+        clear_fixed_indicators(&mut rs.block.bound, rows);
+        calls.set_array_size(rows)?;
+        // SAFETY (of fetch_next): the buffers just bound are this result's block.
+        if !fetch_next(h, calls.messages)? {
             return Ok(0);
         }
-        let strategy = self.strategy;
-        let Some(rs) = self.result.as_mut() else {
-            return Ok(0);
-        };
-        rs.block.rows = (*self.fetched).min(rs.block.capacity_rows);
+        let strategy = calls.strategy;
+        rs.block.rows = calls.rows_fetched().min(rs.block.capacity_rows);
         let rows = rs.block.len();
         // Truncation is never silent: any variable-length value longer than its element is
         // read again whole or reported.
@@ -116,7 +113,7 @@ impl Statement {
                         ret == ffi::SQL_SUCCESS || ret == ffi::SQL_SUCCESS_WITH_INFO
                     };
                     let plan = &rs.plan.columns[col];
-                    let v = reread_truncated(h, positioned, plan, col, row, &mut self.messages)?;
+                    let v = reread_truncated(h, positioned, plan, col, row, calls.messages)?;
                     rs.block.store_long(col, row, v);
                 }
             }
@@ -127,12 +124,10 @@ impl Statement {
     /// Fetches rows one at a time into the staging buffers and copies each into the block;
     /// long values are read with SQLGetData on the current row (streamed columns, and bound
     /// values the driver truncated). Stops at the block's rows or its byte budget.
-    fn assemble_block(&mut self) -> Result<usize> {
-        let h = self.h;
-        let strategy = self.strategy;
-        let Some(rs) = self.result.as_mut() else {
-            return Ok(0);
-        };
+    fn assemble_block(&mut self, calls: &mut Calls<'_>) -> Result<usize> {
+        let h = calls.h;
+        let strategy = calls.strategy;
+        let rs = self;
         let capacity = rs.grow_block();
         let bound = rs.plan.bound;
         for values in rs.block.streamed.iter_mut() {
@@ -143,8 +138,8 @@ impl Statement {
         let mut n = 0usize;
         while n < capacity && streamed_bytes <= streamed_budget {
             clear_fixed_indicators(&mut rs.staging, 1);
-            // SAFETY (of fetch_next): the staging buffers are alive in self.result.
-            if !fetch_next(h, &mut self.messages)? {
+            // SAFETY (of fetch_next): the staging buffers bound are this result's.
+            if !fetch_next(h, calls.messages)? {
                 break;
             }
             rs.block.copy_staged(&rs.staging, n);
@@ -156,14 +151,8 @@ impl Statement {
                 {
                     check_indicator(ind, &rs.plan.columns[col], n)?;
                     let plan = &rs.plan.columns[col];
-                    let v = reread_truncated(
-                        h,
-                        strategy.getdata_bound,
-                        plan,
-                        col,
-                        n,
-                        &mut self.messages,
-                    )?;
+                    let v =
+                        reread_truncated(h, strategy.getdata_bound, plan, col, n, calls.messages)?;
                     streamed_bytes += v.len();
                     rs.block.store_long(col, n, v);
                 }
@@ -176,9 +165,9 @@ impl Statement {
                     )));
                 };
                 let v = if strategy.check_wide_getdata && plan.c_type == ffi::SQL_C_WCHAR {
-                    get_wide_checked(h, col, strategy.narrow_text, plan, &mut self.messages)?
+                    get_wide_checked(h, col, strategy.narrow_text, plan, calls.messages)?
                 } else {
-                    get_data(h, col, plan.c_type, &mut self.messages)?
+                    get_data(h, col, plan.c_type, calls.messages)?
                 };
                 streamed_bytes += v.as_ref().map_or(0, |v| v.len());
                 values.push(v);

@@ -20,21 +20,22 @@ impl Statement {
 
     fn driver_text_rows(&mut self) -> Result<Vec<Vec<Option<String>>>> {
         self.drop_result();
-        if self.kept.is_some() {
-            self.unbind();
-        }
         let n = self.num_result_cols()?;
-        self.set_array_size(1)?;
+        let mut calls = self.calls();
+        if calls.rows.kept.is_some() {
+            calls.unbind();
+        }
+        calls.set_array_size(1)?;
         let mut rows = Vec::new();
         loop {
             // SAFETY: valid handle; no columns are bound.
-            let ret = unsafe { ffi::SQLFetch(self.h) };
-            if !self.check(ret, "SQLFetch")? {
+            let ret = unsafe { ffi::SQLFetch(calls.h) };
+            if !calls.check(ret, "SQLFetch")? {
                 return Ok(rows);
             }
             let mut row = Vec::with_capacity(n);
             for col in 0..n {
-                let value = get_data(self.h, col, ffi::SQL_C_WCHAR, &mut self.messages)?;
+                let value = get_data(calls.h, col, ffi::SQL_C_WCHAR, calls.messages)?;
                 row.push(value.map(|b| {
                     let units: Vec<u16> = b
                         .chunks_exact(2)

@@ -5,11 +5,12 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::Statement;
+use super::{Calls, Statement};
 use crate::block::{buffers_fit, column_buffers, ColumnBuffer, RowBlock};
 use crate::budget::MemoryBudget;
 use crate::consumer::BlockConsumer;
 use crate::diagnostics::{check, Result};
+use crate::driver::Strategy;
 use crate::ffi;
 use crate::plan::{ColumnPlan, Decoding, ResultPlan, ValueKind};
 
@@ -40,6 +41,40 @@ pub struct ResultSet {
 }
 
 impl ResultSet {
+    /// A result set of these planned columns, its blocks sized by `budget`. Buffers are
+    /// allocated and bound at the first fetch: a caller that only reads the description (or
+    /// executes and moves on) costs the driver no bindings.
+    fn new(columns: Vec<ColumnPlan>, budget: MemoryBudget, strategy: &Strategy) -> ResultSet {
+        let mut plan = ResultPlan::new(columns, budget.block_bytes());
+        if !strategy.getdata_in_block && plan.columns.iter().any(|c| c.may_truncate) {
+            // The driver can re-read a truncated value only on the current row: fetch row by
+            // row and assemble blocks (SQLite's driver steps through its result anyway, so this
+            // costs it nothing measurable).
+            plan.row_at_a_time = true;
+        }
+        ResultSet {
+            plan,
+            budget,
+            block: RowBlock::default(),
+            exhausted: false,
+            block_rows: 0,
+            fetches: 0,
+            serial: RESULTS.fetch_add(1, Ordering::Relaxed),
+            consumer: None,
+            staging: Vec::new(),
+            bound_to: None,
+            bound: false,
+        }
+    }
+
+    /// Forces the rows of every block from now on (benchmarks of rowset sizes), before the
+    /// first fetch; a plan that fetches row at a time keeps its blocks.
+    pub fn set_block_rows(&mut self, rows: usize) {
+        if !self.plan.row_at_a_time {
+            self.plan.block_rows = rows.max(1);
+        }
+    }
+
     /// A consumer that prepares each block read ahead on the fetch thread
     /// (`BlockConsumer::prepare`), for the blocks fetched from now on.
     pub fn set_consumer(&mut self, consumer: Arc<dyn BlockConsumer>) {
@@ -71,6 +106,85 @@ impl ResultSet {
                 block: self.block,
                 staging: self.staging,
             })
+    }
+
+    /// Closes this result: its buffers stay bound for the next result if it may fetch into
+    /// them (`into_kept`), or are unbound before they are freed.
+    pub(crate) fn close(self, calls: &mut Calls<'_>) {
+        if !self.bound {
+            return;
+        }
+        // A bound result took the kept buffers in `bind`: nothing bound is replaced here.
+        match self.into_kept() {
+            Some(kept) => calls.rows.kept = Some(kept),
+            None => calls.unbind(),
+        }
+    }
+
+    /// Allocates the first block and binds it (see `Statement::open_result`), or takes the
+    /// buffers an earlier result left bound when they fit this one (`KeptBuffers`).
+    pub(crate) fn bind(&mut self, calls: &mut Calls<'_>) -> Result<()> {
+        // Small first, grown when the result turns out longer: `SELECT 1` must not allocate
+        // and clear a block of thousands of rows.
+        let first_rows = self.plan.block_rows.min(FIRST_ROWSET);
+        let driver_rows = if self.plan.row_at_a_time {
+            1
+        } else {
+            first_rows
+        };
+        match calls.rows.kept.take() {
+            Some(kept) if kept.fit(&self.plan, first_rows) => {
+                // The same buffers with the same C types and sizes: the driver's bindings
+                // are already these. Values the last result left in them are never read.
+                self.block = kept.block;
+                self.block.rows = 0;
+                self.staging = kept.staging;
+                self.block_rows = first_rows;
+                self.bound_to = self.block.address().filter(|_| !self.plan.row_at_a_time);
+                self.bound = true;
+                return calls.set_array_size(driver_rows);
+            }
+            Some(other) => {
+                // Its bindings may reach columns this result lacks or bind other C types: the
+                // driver forgets them before the buffers go.
+                calls.rows.kept = Some(other);
+                calls.unbind();
+            }
+            None => {}
+        }
+        let bound = self.bind_new(calls, first_rows, driver_rows);
+        if bound.is_err() {
+            // Part of the block may be bound: none of it is, and the next fetch tries again.
+            calls.unbind();
+            self.bound = false;
+            self.bound_to = None;
+        }
+        bound
+    }
+
+    /// Allocates the first block of `first_rows` rows and binds it (or its staging row).
+    fn bind_new(
+        &mut self,
+        calls: &mut Calls<'_>,
+        first_rows: usize,
+        driver_rows: usize,
+    ) -> Result<()> {
+        self.block = RowBlock::new(&self.plan, first_rows);
+        self.block_rows = first_rows;
+        self.bound = true;
+        if !calls.rows.by_column {
+            calls.set_attr_usize(ffi::SQL_ATTR_ROW_BIND_TYPE, ffi::SQL_BIND_BY_COLUMN)?;
+            calls.rows.by_column = true;
+        }
+        calls.set_array_size(driver_rows)?;
+        let buffers = if self.plan.row_at_a_time {
+            self.staging = column_buffers(&self.plan, 1);
+            &mut self.staging
+        } else {
+            self.bound_to = self.block.address();
+            &mut self.block.bound
+        };
+        bind_columns(calls.h, &self.plan.columns, buffers)
     }
 
     /// Sizes the block about to be filled and returns its rows: after a full first block the
@@ -125,33 +239,13 @@ impl KeptBuffers {
 }
 
 impl Statement {
-    /// Describes the current result set (if any), plans it and binds its block.
-    /// `lowercase_names` lowercases column names (pyodbc does so for catalog results, whose
-    /// ODBC names are upper case).
+    /// Describes the current result set (if any) and plans it; its block is bound at the first
+    /// fetch. `lowercase_names` lowercases column names (pyodbc does so for catalog results,
+    /// whose ODBC names are upper case).
     pub fn open_result(
         &mut self,
         decoding: &Decoding,
         budget: MemoryBudget,
-        lowercase_names: bool,
-    ) -> Result<bool> {
-        self.open_result_sized(decoding, budget, None, lowercase_names)
-    }
-
-    /// `open_result` with the rows per block forced (benchmarks of rowset sizes).
-    pub fn open_result_with_rows(
-        &mut self,
-        decoding: &Decoding,
-        budget: MemoryBudget,
-        rows: Option<usize>,
-    ) -> Result<bool> {
-        self.open_result_sized(decoding, budget, rows, false)
-    }
-
-    fn open_result_sized(
-        &mut self,
-        decoding: &Decoding,
-        budget: MemoryBudget,
-        rows: Option<usize>,
         lowercase_names: bool,
     ) -> Result<bool> {
         self.drop_result();
@@ -159,13 +253,14 @@ impl Statement {
         if n == 0 {
             return Ok(false);
         }
+        let strategy = self.strategy();
         let mut columns = Vec::with_capacity(n);
         for i in 0..n {
             let mut desc = self.describe_col(i)?;
             if lowercase_names {
                 desc.name = desc.name.to_lowercase();
             }
-            let mut plan = ColumnPlan::choose_with(desc, decoding, self.strategy.plan);
+            let mut plan = ColumnPlan::choose_with(desc, decoding, strategy.plan);
             // An unsigned BIGINT passes i64::MAX: fetched as SQL_C_UBIGINT, or the driver
             // wraps it (MariaDB gave -1 for 18446744073709551615). One call per such column.
             if plan.c_type == ffi::SQL_C_SBIGINT
@@ -176,119 +271,15 @@ impl Statement {
             }
             // A zoned timestamp arrives as a wall time: marked so that Arrow reads its
             // instant. One call per timestamp column, on such drivers only.
-            if self.strategy.session_zone_sql.is_some() && plan.kind == ValueKind::Timestamp {
+            if strategy.session_zone_sql.is_some() && plan.kind == ValueKind::Timestamp {
                 plan.zoned = self
                     .column_type_name(i)
                     .is_ok_and(|n| crate::driver::names_zoned_timestamp(&n));
             }
             columns.push(plan);
         }
-        let mut plan = ResultPlan::new(columns, budget.block_bytes());
-        if !self.strategy.getdata_in_block && plan.columns.iter().any(|c| c.may_truncate) {
-            // The driver can re-read a truncated value only on the current row: fetch row by
-            // row and assemble blocks (SQLite's driver steps through its result anyway, so this
-            // costs it nothing measurable).
-            plan.row_at_a_time = true;
-        }
-        if let (Some(rows), false) = (rows, plan.row_at_a_time) {
-            plan.block_rows = rows.max(1);
-        }
-        // Buffers are allocated and bound at the first fetch: a caller that only reads the
-        // description (or executes and moves on) costs the driver no bindings.
-        let block = RowBlock::default();
-        self.result = Some(ResultSet {
-            plan,
-            budget,
-            block,
-            exhausted: false,
-            block_rows: 0,
-            fetches: 0,
-            serial: RESULTS.fetch_add(1, Ordering::Relaxed),
-            consumer: None,
-            staging: Vec::new(),
-            bound_to: None,
-            bound: false,
-        });
+        self.result = Some(ResultSet::new(columns, budget, &strategy));
         Ok(true)
-    }
-
-    /// Allocates the first block and binds it (see `open_result_sized`), or takes the buffers
-    /// an earlier result left bound when they fit this one (`KeptBuffers`).
-    pub(crate) fn bind_block(&mut self) -> Result<()> {
-        let kept = self.kept.take();
-        let Some(rs) = self.result.as_mut() else {
-            self.kept = kept;
-            return Ok(());
-        };
-        // Small first, grown when the result turns out longer: `SELECT 1` must not allocate
-        // and clear a block of thousands of rows.
-        let first_rows = rs.plan.block_rows.min(FIRST_ROWSET);
-        let driver_rows = if rs.plan.row_at_a_time { 1 } else { first_rows };
-        match kept {
-            Some(kept) if kept.fit(&rs.plan, first_rows) => {
-                // The same buffers with the same C types and sizes: the driver's bindings
-                // are already these. Values the last result left in them are never read.
-                rs.block = kept.block;
-                rs.block.rows = 0;
-                rs.staging = kept.staging;
-                rs.block_rows = first_rows;
-                rs.bound_to = rs.block.address().filter(|_| !rs.plan.row_at_a_time);
-                rs.bound = true;
-                return self.set_array_size(driver_rows);
-            }
-            Some(other) => {
-                // Its bindings may reach columns this result lacks or bind other C types.
-                self.kept = Some(other);
-                self.unbind();
-            }
-            None => {}
-        }
-        let bound = self.bind_new_block(first_rows, driver_rows);
-        if bound.is_err() {
-            // Part of the block may be bound: none of it is, and the next fetch tries again.
-            self.unbind();
-            if let Some(rs) = self.result.as_mut() {
-                rs.bound = false;
-                rs.bound_to = None;
-            }
-        }
-        bound
-    }
-
-    /// Allocates the first block of `first_rows` rows and binds it (or its staging row).
-    fn bind_new_block(&mut self, first_rows: usize, driver_rows: usize) -> Result<()> {
-        let Some(rs) = self.result.as_mut() else {
-            return Ok(());
-        };
-        rs.block = RowBlock::new(&rs.plan, first_rows);
-        rs.block_rows = first_rows;
-        rs.bound = true;
-        if !self.bind_by_column {
-            self.set_attr_usize(ffi::SQL_ATTR_ROW_BIND_TYPE, ffi::SQL_BIND_BY_COLUMN)?;
-            self.bind_by_column = true;
-        }
-        self.set_array_size(driver_rows)?;
-        let h = self.h;
-        let Some(rs) = self.result.as_mut() else {
-            return Ok(());
-        };
-        let buffers = if rs.plan.row_at_a_time {
-            rs.staging = column_buffers(&rs.plan, 1);
-            &mut rs.staging
-        } else {
-            rs.bound_to = rs.block.address();
-            &mut rs.block.bound
-        };
-        bind_columns(h, &rs.plan.columns, buffers)
-    }
-
-    /// Sets `SQL_ATTR_ROW_ARRAY_SIZE` unless it already has this value.
-    pub(crate) fn set_array_size(&mut self, rows: usize) -> Result<()> {
-        if self.array_size != rows {
-            self.set_attr_usize(ffi::SQL_ATTR_ROW_ARRAY_SIZE, rows)?;
-            self.array_size = rows;
-        }
-        Ok(())
     }
 }
 
