@@ -173,7 +173,10 @@ def test_coroutine_callbacks(db, backend):
             await pool.wait(timeout=30)
             first = await pool.getconn()
             assert calls["check"][0] is not first, "the connection whose check failed was lent"
-            assert calls["check"][-1] is first
+            # The lent connection passed a check; the failed one also had the idle ones checked in
+            # the background (a lost connection may mean a restarted server), so checks of other
+            # connections may come after it.
+            assert any(c is first for c in calls["check"][1:])
             assert first.autocommit is True  # configured
             await first.set_autocommit(False)
             await pool.putconn(first)

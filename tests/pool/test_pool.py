@@ -275,7 +275,9 @@ def test_check_failing_once_discards_that_connection(db, backend, make_pool):
     cnxn = pool.getconn(timeout=30)
     assert len(checked) >= 2, checked
     assert checked[0] is not cnxn, "the connection whose check failed was lent"
-    assert checked[-1] is cnxn, "the lent connection was not checked"
+    # Not necessarily the last check: the failed one has the idle connections checked in the
+    # background too (a lost connection may mean a restarted server).
+    assert any(c is cnxn for c in checked[1:]), "the lent connection was not checked"
     assert works(cnxn)
     wait_until(lambda: checked[0].closed, 10, "the connection whose check failed is closed")
     pool.putconn(cnxn)
