@@ -33,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import backend_profiles as profiles  # noqa: E402
 import datasets  # noqa: E402
+from instructions import parse_total  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOOR = ROOT / "target" / "release" / "odbc-floor"
@@ -132,14 +133,6 @@ def command(client: str, cs: str, sql: str) -> list[str]:
         return [str(FLOOR), "--connect", cs, "--sql", sql, "--text", "wide" if client == "floor-wide" else "narrow"]
     code = f"CS = {cs!r}\nSQL = {sql!r}\n" + CHILD[client]
     return [sys.executable, "-c", code]
-
-
-def parse_total(stderr: str) -> int:
-    """The total Ir of a callgrind run, from its ``Collected : N`` line."""
-    m = re.search(r"Collected : (\d+)", stderr)
-    if not m:
-        raise RuntimeError(f"no 'Collected' line in callgrind output:\n{stderr[-2000:]}")
-    return int(m.group(1))
 
 
 def per_row(small: tuple[int, int], large: tuple[int, int]) -> float:

@@ -47,9 +47,14 @@ def callgrind_ir(group: str, case: str, iterations: int) -> int:
     )
     if proc.returncode != 0:
         raise RuntimeError(f"codec-bench {group} {case} {iterations} failed:\n{proc.stdout}{proc.stderr}")
-    m = re.search(r"Collected : (\d+)", proc.stderr)
+    return parse_total(proc.stderr)
+
+
+def parse_total(stderr: str) -> int:
+    """The total Ir of a callgrind run, from its ``Collected : N`` line."""
+    m = re.search(r"Collected : (\d+)", stderr)
     if not m:
-        raise RuntimeError(f"no 'Collected' line in callgrind output:\n{proc.stderr}")
+        raise RuntimeError(f"no 'Collected' line in callgrind output:\n{stderr[-2000:]}")
     return int(m.group(1))
 
 
