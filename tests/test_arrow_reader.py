@@ -317,3 +317,25 @@ def test_every_batch_is_whole(backend, table, connect):
         assert_matches_rows(pa.Table.from_batches(batches, schema=reader.schema), want, repr(case))
 
     run()
+
+
+@pytest.mark.parametrize("n", [1, 20, 5_000])
+def test_a_reader_that_read_nothing_leaves_the_rows_as_they_were(cursor, numbers, n):
+    """A reader plans the result for typed columns (integers bound where the rows path reads
+    their text, number columns in rowsets): one dropped before its first batch leaves the
+    result to the rows path, planned for rows again, every value as fetchall gives it. Then an
+    Arrow read of the same result matches those rows."""
+    sql = numbers(n)
+    want = cursor.execute(sql).fetchall()
+    reader = cursor.execute(sql).fetch_record_batch()
+    assert reader.schema.names == ["i", "s", "n"]
+    del reader
+    gc.collect()
+    assert cursor.fetchall() == want
+    cursor.execute(sql)
+    first = cursor.fetchone()
+    reader = cursor.fetch_record_batch()
+    del reader
+    gc.collect()
+    assert [first, *cursor.fetchall()] == want
+    assert_matches_rows(cursor.execute(sql).fetch_arrow_table(), want, f"{n} rows")

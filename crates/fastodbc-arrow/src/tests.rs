@@ -9,7 +9,7 @@ use fastodbc_core::plan::{ColumnDescription, ColumnPlan, Decoding, PlanOptions, 
 use fastodbc_core::{ffi, Error, ResultPlan, RowBlock};
 
 use crate::convert::{self, Located};
-use crate::schema::{ArrowColumn, TypeOptions};
+use crate::schema::{ArrowColumn, Conversion, TypeOptions};
 use crate::values::Batch;
 
 const AT: Located<'static> = Located {
@@ -152,6 +152,68 @@ fn decimals_are_exact_or_refused() {
     refused("-", 10, 2);
     refused("1.2.3", 10, 2);
     refused(&"9".repeat(60), 38, 0);
+    // At the u64 and i128 paths' seam: 18 digits, 19, and padding that passes the precision.
+    assert_eq!(ok(&"9".repeat(18), 18, 0), 10i128.pow(18) - 1);
+    assert_eq!(ok(&"9".repeat(19), 19, 0), 10i128.pow(19) - 1);
+    assert_eq!(ok("123456789012345678.5", 20, 1), 1_234_567_890_123_456_785);
+    refused(&"9".repeat(19), 18, 0);
+    refused(&format!("1{}", "0".repeat(30)), 38, 10);
+    let why = |s: &str, p, sc| {
+        convert::decimal(s.as_bytes(), p, sc, 0, &AT)
+            .expect_err(s)
+            .to_string()
+    };
+    // Which refusal: a non-digit anywhere first, then digits past the scale, then the count.
+    assert!(why("1.25x", 5, 1).contains("not a plain decimal"));
+    assert!(why("99999.25", 3, 1).contains("more fractional digits"));
+    assert!(why("99999.20", 3, 1).contains("more digits than"));
+}
+
+/// Decimal text of 1 to 38 digits at scales 0 to 12 reads as the integer of its digits, padded
+/// to the column's scale: against `str::parse::<i128>` of the same digits.
+#[test]
+fn decimals_match_a_plain_parse() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for _ in 0..20_000 {
+        let n = 1 + (next() % 38) as usize;
+        let digits: String = (0..n)
+            .map(|_| char::from(b'0' + (next() % 10) as u8))
+            .collect();
+        let frac = (next() % (n as u64 + 1)) as usize;
+        let scale = frac + (next() % 3) as usize;
+        let (int_part, frac_part) = digits.split_at(n - frac);
+        let negative = next() % 2 == 0;
+        let text = format!("{}{int_part}.{frac_part}", if negative { "-" } else { "" });
+        let padded = format!("{digits}{}", "0".repeat(scale - frac));
+        // Past 38 digits only when its leading zeros bring it back under 10^38.
+        let Ok(want) = padded.parse::<i128>() else {
+            assert!(convert::decimal(text.as_bytes(), 38, scale as i8, 0, &AT).is_err());
+            continue;
+        };
+        let want = if negative { -want } else { want };
+        let precision = padded.len().clamp(1, 38) as u8;
+        match convert::decimal(text.as_bytes(), precision, scale as i8, 0, &AT) {
+            Ok(v) => assert_eq!(v, want, "{text} as ({precision}, {scale})"),
+            Err(e) => assert!(
+                want.abs() >= 10i128.pow(38),
+                "{text} as ({precision}, {scale}): {e}"
+            ),
+        }
+        if precision > 1 && want.abs() >= 10i128.pow(u32::from(precision) - 1) {
+            let narrower = convert::decimal(text.as_bytes(), precision - 1, scale as i8, 0, &AT);
+            assert!(
+                narrower.is_err(),
+                "{text} fits ({}, {scale})",
+                precision - 1
+            );
+        }
+    }
 }
 
 #[test]
@@ -420,4 +482,26 @@ fn zoned_timestamps_become_utc_instants() {
     assert_eq!(got.value(0), 1_719_835_200_250_000);
     assert!(got.is_null(1));
     assert_eq!(got.timezone(), Some("UTC"));
+}
+
+/// Text is appended only as valid UTF-8; an invalid byte is named by its offset in the value
+/// (short values and ones past simdutf8's 64-byte blocks alike).
+#[test]
+fn text_is_checked_utf8_and_a_bad_byte_is_named() {
+    let mut out = Vec::new();
+    for good in ["", "abc", "été ∑ 🦀", &"ü".repeat(100)] {
+        out.clear();
+        convert::var(&Conversion::Utf8, good.as_bytes(), &mut out, 0, &AT).expect(good);
+        assert_eq!(out, good.as_bytes());
+    }
+    for (bad, offset) in [
+        (b"ab\xffcd".to_vec(), 2),
+        ([b"x".repeat(70), b"\xc3".to_vec()].concat(), 70),
+        ([b"\xe2\x82".to_vec(), b"x".repeat(5)].concat(), 0),
+    ] {
+        match convert::var(&Conversion::Utf8, &bad, &mut out, 0, &AT) {
+            Err(Error::Decode { offset: o, .. }) => assert_eq!(o, offset, "{bad:?}"),
+            other => panic!("{bad:?}: {other:?}"),
+        }
+    }
 }

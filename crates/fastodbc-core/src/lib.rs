@@ -38,5 +38,5 @@ pub use loan::{LoanEnd, Reclaim, StatementLoan};
 pub use params::{BindOptions, ParamBatch, ParamValue, TextEncoding};
 pub use plan::{ColumnDescription, ColumnPlan, Decoding, ResultPlan, TextCodec, ValueKind};
 pub use read_ahead::ReadAhead;
-pub use statement::{CatalogFunction, ResultSet, Statement, StatementHandle};
+pub use statement::{CatalogFunction, Reader, ResultSet, Statement, StatementHandle};
 pub use stream::{BlockStream, Blocking, Rows, Waiting, Want};

@@ -260,6 +260,12 @@ impl ColumnPlan {
     pub fn variable(&self) -> bool {
         is_variable(self.c_type)
     }
+
+    /// An integer or floating-point column fetched as its text (`PlanOptions::numbers_as_text`,
+    /// `integers_as_text`), in an element of `NUMBER_TEXT_BYTES`.
+    pub fn number_text(&self) -> bool {
+        matches!(self.kind, ValueKind::Int | ValueKind::Float) && self.codec.is_some()
+    }
 }
 
 fn is_variable(c_type: i16) -> bool {

@@ -24,7 +24,7 @@ pub(crate) use calls::Calls;
 use calls::RowAttributes;
 pub use catalog::CatalogFunction;
 pub use execute::overread_unit;
-pub use result_set::ResultSet;
+pub use result_set::{Reader, ResultSet};
 
 /// The raw statement handle, shared with a canceller on another thread.
 #[derive(Debug, Clone, Copy)]

@@ -12,8 +12,8 @@ use fastodbc_core::plan::{Decoding, TextCodec};
 use fastodbc_core::types::text::to_utf16;
 use fastodbc_core::MemoryBudget;
 use fastodbc_core::{
-    BlockConsumer, BlockNotes, Cell, ColumnValues, Connection, Error, ReadAhead, ResultPlan,
-    RowBlock, Statement,
+    BlockConsumer, BlockNotes, Cell, ColumnValues, Connection, Error, ReadAhead, Reader,
+    ResultPlan, RowBlock, Statement,
 };
 
 fn connect() -> Connection {
@@ -307,4 +307,111 @@ fn a_statement_without_a_result_says_so_and_stays_usable() {
     query(&mut stmt, "SELECT 5, 'five'");
     assert_eq!(stmt.fetch_block().expect("fetch"), 1);
     assert!(!stmt.more_results().expect("more results"));
+}
+
+/// SQLite's number columns come as text and may hold long stored text, which sqliteodbc can
+/// re-read only on the current row: such a result is fetched row at a time, unless its reader
+/// takes typed columns (Arrow), which refuse long numbers: then it is fetched in rowsets. A long value is then
+/// refused naming its column and row in the result; a text column keeps the row-at-a-time
+/// fetch whatever the consumer; the choice is made before the first fetch only.
+#[test]
+fn typed_columns_fetch_number_results_in_rowsets_and_refuse_long_numbers() {
+    let conn = connect();
+    let mut stmt = Statement::new(&conn).expect("statement");
+    let n = 3_000;
+    let long = "x".repeat(40);
+    let numbers = format!(
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < {n}) \
+         SELECT x, CAST(x AS REAL) FROM c"
+    );
+    let table = format!("ln_{}", std::process::id());
+    for sql in [
+        format!("DROP TABLE IF EXISTS {table}"),
+        format!("CREATE TABLE {table} (id INTEGER, amount INTEGER)"),
+        format!(
+            "INSERT INTO {table} {}",
+            numbers.replace("CAST(x AS REAL)", "x")
+        ),
+        format!("UPDATE {table} SET amount = '{long}' WHERE id = 2500"),
+    ] {
+        stmt.reset();
+        stmt.exec_direct(&to_utf16(&sql)).expect(&sql);
+    }
+    let rowsets = |stmt: &mut Statement, reader: Option<Reader>| {
+        let rs = stmt.result.as_mut().expect("a result");
+        if let Some(r) = reader {
+            rs.plan_for(r);
+        }
+        !rs.plan.row_at_a_time
+    };
+
+    query(&mut stmt, &numbers);
+    assert!(
+        !rowsets(&mut stmt, None),
+        "the rows path reads long numbers whole"
+    );
+    assert!(rowsets(&mut stmt, Some(Reader::TypedColumns)));
+    assert!(
+        !rowsets(&mut stmt, Some(Reader::Rows)),
+        "and back, before a fetch"
+    );
+    assert!(rowsets(&mut stmt, Some(Reader::TypedColumns)));
+    let mut seen = 0usize;
+    loop {
+        let rows = stmt.fetch_block().expect("fetch");
+        if rows == 0 {
+            break;
+        }
+        let block = &stmt.result.as_ref().expect("a result").block;
+        for r in 0..rows {
+            seen += 1;
+            assert_eq!(text(block.cell(0, r)), seen.to_string());
+            assert_eq!(text(block.cell(1, r)), format!("{seen}.0"));
+        }
+    }
+    assert_eq!(seen, n);
+
+    // Fetched already: the plan stays as it was bound.
+    query(&mut stmt, &numbers);
+    assert!(stmt.fetch_block().expect("fetch") > 0);
+    assert!(!rowsets(&mut stmt, Some(Reader::TypedColumns)));
+
+    // A text column needs the current row for its long values: row at a time.
+    query(&mut stmt, &counting(10));
+    assert!(!rowsets(&mut stmt, Some(Reader::TypedColumns)));
+
+    let sql = format!("SELECT id, amount FROM {table} ORDER BY id");
+    query(&mut stmt, &sql);
+    assert!(rowsets(&mut stmt, Some(Reader::TypedColumns)));
+    let err = loop {
+        match stmt.fetch_block() {
+            Ok(0) => panic!("the long value was not refused"),
+            Ok(_) => {}
+            Err(e) => break e,
+        }
+    };
+    let message = err.to_string();
+    assert!(
+        matches!(
+            err,
+            Error::Value {
+                sqlstate: "22018",
+                ..
+            }
+        ) && message.contains("\"amount\", row 2500:")
+            && message.contains("CAST"),
+        "{message}"
+    );
+    // The rows path reads it whole.
+    query(&mut stmt, &sql);
+    let mut values = Vec::new();
+    while stmt.fetch_block().expect("fetch") > 0 {
+        let block = &stmt.result.as_ref().expect("a result").block;
+        values.extend((0..block.len()).map(|r| text(block.cell(1, r))));
+    }
+    assert_eq!(values.len(), n);
+    assert_eq!(values[2499], long);
+    stmt.reset();
+    stmt.exec_direct(&to_utf16(&format!("DROP TABLE {table}")))
+        .expect("drop");
 }

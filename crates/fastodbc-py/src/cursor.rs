@@ -11,8 +11,8 @@ use fastodbc_core::sqlscan::count_markers;
 use fastodbc_core::statement::overread_unit;
 use fastodbc_core::types::text::to_utf16;
 use fastodbc_core::{
-    BindOptions, BlockStream, Blocking, CatalogFunction, LoanEnd, ParamBatch, Reclaim, Statement,
-    StatementLoan, Waiting, Want,
+    BindOptions, BlockStream, Blocking, CatalogFunction, LoanEnd, ParamBatch, Reader, Reclaim,
+    Statement, StatementLoan, Waiting, Want,
 };
 use fastodbc_pystr::{PreparedRows, RowsPreparation};
 use pyo3::prelude::*;
@@ -91,6 +91,7 @@ impl CursorState {
                     (LoanEnd::Unread, Some(_)) => {
                         if let Some(rs) = reader.statement(&Blocking).result.as_mut() {
                             rs.set_consumer(Arc::new(RowsPreparation));
+                            rs.plan_for(Reader::Rows);
                         }
                     }
                     // Closed part way: no rows left to serve.

@@ -125,6 +125,17 @@ pub fn float_text(b: &[u8], row: usize, at: &Located<'_>) -> Result<f64> {
     }
 }
 
+/// 10^n for n in 0..=38: the bounds of `decimal128` precisions, the factors of scale padding.
+const POW10: [i128; 39] = {
+    let mut t = [1i128; 39];
+    let mut i = 1;
+    while i < 39 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
 /// Decimal text (`-123.4500`) as the `decimal128(precision, scale)` integer: exact or refused
 /// (more digits than the precision, a nonzero digit past the scale, NaN, an exponent).
 pub fn decimal(b: &[u8], precision: u8, scale: i8, row: usize, at: &Located<'_>) -> Result<i128> {
@@ -139,6 +150,7 @@ pub fn decimal(b: &[u8], precision: u8, scale: i8, row: usize, at: &Located<'_>)
             ),
         )
     };
+    let not_plain = || refuse("is not a plain decimal number for");
     let text = b.trim_ascii();
     let (negative, digits) = match text.split_first() {
         Some((b'-', rest)) => (true, rest),
@@ -149,33 +161,58 @@ pub fn decimal(b: &[u8], precision: u8, scale: i8, row: usize, at: &Located<'_>)
         Some(dot) => (&digits[..dot], &digits[dot + 1..]),
         None => (digits, &digits[..0]),
     };
-    if int_part.is_empty() && frac_part.is_empty()
-        || !int_part.iter().chain(frac_part).all(u8::is_ascii_digit)
-    {
-        return Err(refuse("is not a plain decimal number for"));
+    if int_part.is_empty() && frac_part.is_empty() {
+        return Err(not_plain());
     }
     let scale_digits = scale.max(0) as usize;
     let (kept, cut) = frac_part.split_at(frac_part.len().min(scale_digits));
+    // `None` past i128: refused below, after the checks that come first.
+    let value = digit_value(int_part, kept).ok_or_else(not_plain)?;
+    if !cut.iter().all(u8::is_ascii_digit) {
+        return Err(not_plain());
+    }
     if cut.iter().any(|&c| c != b'0') {
         return Err(refuse("has more fractional digits than"));
     }
     let padding = scale_digits - kept.len();
-    let too_many = || refuse("has more digits than");
-    let mut value: i128 = 0;
+    let value = value.and_then(|v| v.checked_mul(*POW10.get(padding)?));
+    // Precision is at most 38 (`schema`).
+    let bound = POW10
+        .get(usize::from(precision))
+        .copied()
+        .unwrap_or(i128::MAX);
+    match value {
+        Some(v) if v < bound => Ok(if negative { -v } else { v }),
+        _ => Err(refuse("has more digits than")),
+    }
+}
+
+/// The digits of `int_part` then `kept` as one integer: `None` if one is no digit, `Some(None)`
+/// past i128. Up to 18 digits add up in a `u64` with no overflow to check (most decimals).
+#[inline]
+fn digit_value(int_part: &[u8], kept: &[u8]) -> Option<Option<i128>> {
+    if int_part.len() + kept.len() <= 18 {
+        let mut v = 0u64;
+        for part in [int_part, kept] {
+            for &c in part {
+                let d = c.wrapping_sub(b'0');
+                if d > 9 {
+                    return None;
+                }
+                v = v * 10 + u64::from(d);
+            }
+        }
+        return Some(Some(i128::from(v)));
+    }
+    let mut v = Some(0i128);
     for &c in int_part.iter().chain(kept) {
-        value = value
-            .checked_mul(10)
-            .and_then(|v| v.checked_add(i128::from(c - b'0')))
-            .ok_or_else(too_many)?;
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        v = v.and_then(|v| v.checked_mul(10)?.checked_add(i128::from(d)));
     }
-    for _ in 0..padding {
-        value = value.checked_mul(10).ok_or_else(too_many)?;
-    }
-    // 10^38 < i128::MAX: precision is at most 38 (`schema`).
-    if value >= 10i128.pow(u32::from(precision)) {
-        return Err(too_many());
-    }
-    Ok(if negative { -value } else { value })
+    Some(v)
 }
 
 #[inline]

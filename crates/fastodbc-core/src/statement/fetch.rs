@@ -56,6 +56,7 @@ impl ResultSet {
             }
         };
         self.fetches += 1;
+        self.rows_before += rows;
         if rows == 0 {
             self.exhausted = true;
             self.block.rows = 0;
@@ -113,6 +114,9 @@ impl ResultSet {
                         ret == ffi::SQL_SUCCESS || ret == ffi::SQL_SUCCESS_WITH_INFO
                     };
                     let plan = &rs.plan.columns[col];
+                    if !positioned && plan.number_text() {
+                        return Err(long_number(plan, rs.rows_before + row, cap));
+                    }
                     let v = reread_truncated(h, positioned, plan, col, row, calls.messages)?;
                     rs.block.store_long(col, row, v);
                 }
@@ -176,6 +180,22 @@ impl ResultSet {
         }
         rs.block.rows = n;
         Ok(n)
+    }
+}
+
+/// A number column's value whose text is longer than its element, fetched in a rowset for a
+/// consumer that refuses such values (`ResultSet::refuse_long_numbers`): no integer or double
+/// has that much text, so it is stored text (SQLite), the consumer's `DataError`. `row` counts
+/// from 0 in the result; the message counts from 1, as the consumers' do.
+fn long_number(plan: &crate::plan::ColumnPlan, row: usize, capacity: ffi::Len) -> Error {
+    Error::Value {
+        sqlstate: "22018",
+        message: format!(
+            "column {:?}, row {}: text of more than {capacity} bytes is stored in this number \
+             column, and no number is that long; CAST it in the query",
+            plan.desc.name,
+            row + 1
+        ),
     }
 }
 

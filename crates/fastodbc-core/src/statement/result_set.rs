@@ -12,7 +12,7 @@ use crate::consumer::BlockConsumer;
 use crate::diagnostics::{check, Result};
 use crate::driver::Strategy;
 use crate::ffi;
-use crate::plan::{ColumnPlan, Decoding, ResultPlan, ValueKind};
+use crate::plan::{ColumnPlan, Decoding, PlanOptions, ResultPlan, TextCodec, ValueKind};
 
 /// The current result set: its plan, its block buffers, and how far fetching went.
 pub struct ResultSet {
@@ -26,6 +26,8 @@ pub struct ResultSet {
     pub(crate) block_rows: usize,
     /// Blocks fetched so far (read ahead included).
     pub(crate) fetches: usize,
+    /// Rows of the blocks fetched before the one being filled: a value's row in the result.
+    pub(crate) rows_before: usize,
     /// Tells this result from every other of the process (`ReadAhead` keeps blocks per
     /// result).
     pub serial: u64,
@@ -38,6 +40,24 @@ pub struct ResultSet {
     pub(crate) bound_to: Option<*const u64>,
     /// Buffers are allocated and bound (at the first fetch).
     pub(crate) bound: bool,
+    /// The plan fetches row at a time only so that long text in number columns is read whole
+    /// (`plan_for`).
+    rows_for_long_numbers: bool,
+    /// The driver's plan options, for planning again (`plan_for`).
+    options: PlanOptions,
+    /// The columns as planned for `Reader::Rows`, while those of `Reader::TypedColumns` differ.
+    rows_columns: Option<Vec<ColumnPlan>>,
+}
+
+/// Who reads a result's blocks, as far as its plan goes (`ResultSet::plan_for`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reader {
+    /// Values as the database holds them (Python rows): a number column's text is kept whole
+    /// whatever it holds (SQLite), and integers are read from text where the driver would
+    /// convert them from text anyway (they are parsed on the fetch thread then).
+    Rows,
+    /// Columns of one type each (Arrow): a value its column's type can't hold is refused.
+    TypedColumns,
 }
 
 impl ResultSet {
@@ -46,12 +66,17 @@ impl ResultSet {
     /// executes and moves on) costs the driver no bindings.
     fn new(columns: Vec<ColumnPlan>, budget: MemoryBudget, strategy: &Strategy) -> ResultSet {
         let mut plan = ResultPlan::new(columns, budget.block_bytes());
-        if !strategy.getdata_in_block && plan.columns.iter().any(|c| c.may_truncate) {
-            // The driver can re-read a truncated value only on the current row: fetch row by
-            // row and assemble blocks (SQLite's driver steps through its result anyway, so this
-            // costs it nothing measurable).
-            plan.row_at_a_time = true;
-        }
+        // The driver can re-read a truncated value only on the current row: fetch row by row
+        // and assemble blocks.
+        let truncating = |numbers: bool| {
+            !strategy.getdata_in_block
+                && plan
+                    .columns
+                    .iter()
+                    .any(|c| c.may_truncate && c.number_text() == numbers)
+        };
+        let rows_for_long_numbers = !plan.row_at_a_time && truncating(true) && !truncating(false);
+        plan.row_at_a_time |= truncating(true) || truncating(false);
         ResultSet {
             plan,
             budget,
@@ -59,11 +84,59 @@ impl ResultSet {
             exhausted: false,
             block_rows: 0,
             fetches: 0,
+            rows_before: 0,
             serial: RESULTS.fetch_add(1, Ordering::Relaxed),
             consumer: None,
             staging: Vec::new(),
             bound_to: None,
             bound: false,
+            rows_for_long_numbers,
+            options: strategy.plan,
+            rows_columns: None,
+        }
+    }
+
+    /// Plans the blocks fetched from now on for `reader` (`Reader::Rows` at first). Only
+    /// before the first fetch: the buffers are bound then, and the plan stays. For
+    /// `Reader::TypedColumns`:
+    /// - integers a driver would convert from text anyway (`PlanOptions::integers_as_text`:
+    ///   psqlODBC) are bound as `SQL_C_SBIGINT`: its binary path is the shorter one, and
+    ///   nothing is parsed after it;
+    /// - a number column's text longer than its element (`NUMBER_TEXT_BYTES`) is refused at the
+    ///   fetch (`Error::Value`, naming its column and row). SQLite keeps text in any column, but
+    ///   no int64 or double it writes is that long and a typed column can't hold the text, so
+    ///   such columns no longer force the row-at-a-time fetch that reads long values whole.
+    pub fn plan_for(&mut self, reader: Reader) {
+        if self.bound {
+            return;
+        }
+        let typed = reader == Reader::TypedColumns;
+        if self.rows_for_long_numbers {
+            self.plan.row_at_a_time = !typed;
+        }
+        let opts = self.options;
+        match (typed, self.rows_columns.take()) {
+            (false, Some(columns)) => self.plan.columns = columns,
+            (true, None) if opts.integers_as_text && !opts.numbers_as_text => {
+                let binary = PlanOptions {
+                    integers_as_text: false,
+                    ..opts
+                };
+                // An integer's carrier is fixed: no text decoding is read for it.
+                let decoding = Decoding {
+                    char: TextCodec::Utf8,
+                    wchar: TextCodec::Utf8,
+                };
+                let mut columns = self.plan.columns.clone();
+                for c in columns
+                    .iter_mut()
+                    .filter(|c| c.kind == ValueKind::Int && c.number_text())
+                {
+                    *c = ColumnPlan::choose_with(c.desc.clone(), &decoding, binary);
+                }
+                self.rows_columns = Some(std::mem::replace(&mut self.plan.columns, columns));
+            }
+            (_, kept) => self.rows_columns = kept,
         }
     }
 

@@ -14,7 +14,8 @@ use fastodbc_arrow::{
 };
 use fastodbc_core::types::text::to_utf16;
 use fastodbc_core::{
-    ffi, Blocking, CatalogFunction, Error, MemoryBudget, Statement, StatementLoan, ValueKind,
+    ffi, Blocking, CatalogFunction, Error, MemoryBudget, Reader, Statement, StatementLoan,
+    ValueKind,
 };
 use pyo3::exceptions::{PyImportError, PyStopIteration};
 use pyo3::prelude::*;
@@ -379,8 +380,10 @@ impl Cursor {
             let plans = match stmt.result.as_mut() {
                 Some(rs) => {
                     // The blocks fetched from now on are read column-wise: nothing to
-                    // prepare for Python rows.
+                    // prepare for Python rows, and a value a column's type can't hold is
+                    // refused (the plan for typed columns, before the first fetch).
                     rs.clear_consumer();
+                    rs.plan_for(Reader::TypedColumns);
                     rs.plan.columns.clone()
                 }
                 None => return None,
