@@ -74,6 +74,12 @@ class Backend:
     series_sql: str | None = None
     # The partitioned reads' URIs of ConnectorX and SQLAlchemy, from connection_parts().
     connectorx_uri: str = ""
+    # The native (non-ODBC) Arrow clients that are peers of the Arrow case here (ARROW_ANCHORS:
+    # "connectorx" reads connectorx_uri, "adbc" the ADBC driver adbc_driver at adbc_uri), shown
+    # beside the ODBC peers as anchors, not targets (bench/report_arrow.py).
+    arrow_anchors: tuple[str, ...] = ()
+    adbc_driver: str = ""  # the ADBC driver's Python package (its DB-API: <package>.dbapi)
+    adbc_uri: str = ""  # what its dbapi.connect() takes, from connection_parts()
     sqlalchemy_uri: str = ""
     sqlalchemy_driver: str = ""  # what the Dask peer reads through, as its label names it
     # fastodbc.dask.to_sql against ingest (partitioned writes: the servers).
@@ -151,6 +157,9 @@ def connection_parts(spec: dict[str, Any]) -> dict[str, Any]:
     return dict(parts, host=host, port=port, database=database, auth=auth)
 
 
+#: The native Arrow clients a backend's arrow_anchors may name (bench/worker.py runs them).
+ARROW_ANCHORS: tuple[str, ...] = ("connectorx", "adbc")
+
 SQLITE = Backend(
     name="sqlite",
     native="sqlite3",
@@ -170,6 +179,9 @@ SQLITE = Backend(
     pool_inner={"full": {"cold": 500, "warm": 5000}, "quick": {"cold": 150, "warm": 1500}},
     overhead_calls={"full": 4000, "quick": 1200},
     connectorx_uri="sqlite://{path}",
+    arrow_anchors=ARROW_ANCHORS,
+    adbc_driver="adbc_driver_sqlite",
+    adbc_uri="{path}",
     sqlalchemy_uri="sqlite:///{path}",
     sqlalchemy_driver="sqlite (stdlib sqlite3)",
     index_exists_sql="SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = '{index}'",
@@ -206,6 +218,9 @@ POSTGRESQL = Backend(
         "SELECT i, i * 0.5::float8 AS x, ('row ' || i)::varchar(20) AS s FROM generate_series(1, {rows}) AS g(i)"
     ),
     connectorx_uri="postgresql://{auth}@{host}:{port}/{database}",
+    arrow_anchors=ARROW_ANCHORS,
+    adbc_driver="adbc_driver_postgresql",
+    adbc_uri="postgresql://{auth}@{host}:{port}/{database}",
     # No pyodbc dialect for PostgreSQL in SQLAlchemy.
     sqlalchemy_uri="postgresql+psycopg://{auth}@{host}:{port}/{database}",
     sqlalchemy_driver="postgresql+psycopg",
@@ -239,6 +254,8 @@ MARIADB = Backend(
     # The Sequence engine's seq_1_to_N table.
     series_sql=("SELECT seq AS i, seq * 0.5e0 AS x, CAST(CONCAT('row ', seq) AS CHAR(20)) AS s FROM seq_1_to_{rows}"),
     connectorx_uri="mysql://{auth}@{host}:{port}/{database}",
+    # No arrow_anchors: MariaDB hosts no fetch cases, hence no Arrow case (nor has the ADBC project
+    # a MySQL driver on PyPI).
     sqlalchemy_uri="mysql+pyodbc:///?odbc_connect={cs_quoted}",
     sqlalchemy_driver="mysql+pyodbc",
     to_sql_cases=True,

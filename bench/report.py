@@ -757,6 +757,13 @@ def render(results: dict) -> str:
             else ""
         )
         + (f" zodbc {pk['zodbc']} (its own venv, Python {pk.get('zodbc-beside')})," if pk.get("zodbc") else "")
+        + (f" ConnectorX {pk['connectorx']}," if pk.get("connectorx") else "")
+        + (
+            f" ADBC {pk['adbc-driver-manager']} (SQLite {pk.get('adbc-driver-sqlite')},"
+            f" PostgreSQL {pk.get('adbc-driver-postgresql')}),"
+            if pk.get("adbc-driver-manager")
+            else ""
+        )
         + f" pyarrow {pk.get('pyarrow')}, psycopg {pk.get('psycopg')} (binary {pk.get('psycopg-binary')}); stdlib"
         f" sqlite {mach['stdlib_sqlite']}; unixODBC {deb.get('unixodbc')}, psqlODBC {deb.get('odbc-postgresql')},"
         f" sqliteodbc {deb.get('libsqliteodbc')}, PostgreSQL server {mach.get('postgresql_server', '-')}"

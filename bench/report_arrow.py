@@ -8,6 +8,13 @@ run interleaved - "fastodbc arrow" (``fetch_arrow_table``), "arrow-odbc" (its ba
 cases on ``mixed_mid`` and ``mixed`` with the drivers' streaming options; a "df" case on
 ``mixed`` ("fastodbc fetch_df" vs "pandas read_sql" over a pyodbc connection) whose values
 were compared once, untimed (``df_check``). Speedups are the peer's time / fastodbc's.
+
+Issue 33 adds the native Arrow clients to the "arrow" cases where a backend has them (its
+``arrow_anchors``): "connectorx" (``read_sql(..., return_type="arrow")``) and "adbc" (the ADBC
+driver's ``fetch_arrow_table``). The per-peer table shows every Arrow peer with the share of its
+time the ODBC floor takes: a native client the floor alone is slower than is beyond any ODBC
+client (only a driver change reaches it); one above the floor is still within reach. The
+anchors are shown, never judged: the targets stay those against turbodbc and arrow-odbc.
 """
 
 from __future__ import annotations
@@ -34,6 +41,14 @@ ROWS = "fastodbc fetchall"
 #: not judged: the issue names the two).
 JUDGED_PEERS = ("turbodbc-arrow", "arrow-odbc")
 PEER_SPEEDUP = 1.3
+#: The ODBC Arrow peers and the native anchors (bench/backend_profiles.py ARROW_ANCHORS), as the
+#: per-peer table names them.
+ODBC_PEERS = {
+    "turbodbc-arrow": "turbodbc `fetchallarrow`",
+    "arrow-odbc": "arrow-odbc → Table",
+    "zodbc-arrow": "zodbc arrow",
+}
+ANCHORS = {"connectorx": "ConnectorX `read_sql` (connect timed)", "adbc": "ADBC `fetch_arrow_table`"}
 FLOOR_BOUND = 1.15
 RECORD_BATCH = "fastodbc record_batch"
 ARROW_ODBC_BATCHES = "arrow-odbc batches"
@@ -138,6 +153,84 @@ def arrow_table(results: dict) -> str:
         "ΔRSS MB arrow-odbc",
     ]
     return table(head, rows, "ll" + "r" * (len(head) - 2))
+
+
+def floor_share(c: dict | None, peer: str) -> float | None:
+    """The best ODBC floor's time / the peer's: above 1, the driver alone takes longer than the
+    peer's whole fetch."""
+    _, fl = best_floor(c)
+    t = med(c, peer)
+    return fl / t if fl and t else None
+
+
+def standing(c: dict, peer: str) -> str:
+    """Where fastodbc stands against the peer: faster; behind, with the floor below the peer's
+    time (room left for an ODBC client); or behind a peer the floor alone is slower than."""
+    a, t, share = med(c, ARROW), med(c, peer), floor_share(c, peer)
+    if peer == ARROW or a is None or t is None:
+        return "-"
+    if a <= t:
+        return "fastodbc faster"
+    if share is None:
+        return "fastodbc behind"
+    return "behind, within reach (floor below its time)" if share < 1 else "behind, driver-bound (floor ≥ its time)"
+
+
+def types_unlike(c: dict, peer: str) -> str:
+    """The peer's columns whose Arrow type differs from fastodbc's (``name type``), from the
+    types the workers recorded; "same", or "-" where either is unknown."""
+    ours = ((c["results"].get(ARROW) or {}).get("arrow_types")) or []
+    theirs = ((c["results"].get(peer) or {}).get("arrow_types")) or []
+    if peer == ARROW or not ours or not theirs:
+        return "-"
+    mine = dict(t.split(": ", 1) for t in ours)
+    diff = [f"{n} {ty}" for n, ty in (t.split(": ", 1) for t in theirs) if mine.get(n) != ty]
+    return ", ".join(diff) or "same"
+
+
+def peers_table(results: dict) -> str:
+    """One row per Arrow peer of each case: its time, fastodbc's speedup over it, the share of
+    its time the ODBC floor takes, where fastodbc stands; the native anchors among them."""
+    rows = []
+    clients = {ARROW: ("fastodbc `fetch_arrow_table`", "ODBC")}
+    clients.update(
+        {p: (name, "ODBC, target" if p in JUDGED_PEERS else "ODBC, shown") for p, name in ODBC_PEERS.items()}
+    )
+    clients.update({p: (name, "native, anchor") for p, name in ANCHORS.items()})
+    for b in backends_of(results):
+        for ds in BIG:
+            c = find(results, b, ds, "arrow")
+            if not c:
+                continue
+            for peer, (name, kind) in clients.items():
+                if peer not in c["results"]:
+                    continue
+                share = floor_share(c, peer)
+                rows.append(
+                    [
+                        b,
+                        ds,
+                        name,
+                        kind,
+                        time_cell(c, peer),
+                        "-" if peer == ARROW else fmt_x(speedup(c, peer)),
+                        "-" if share is None else f"{share:.0%}",
+                        standing(c, peer),
+                        types_unlike(c, peer),
+                    ]
+                )
+    head = [
+        "backend",
+        "dataset",
+        "client",
+        "kind",
+        "time",
+        "fastodbc speedup (its time / fastodbc's)",
+        "ODBC floor's share of its time",
+        "fastodbc",
+        "Arrow types unlike fastodbc's",
+    ]
+    return table(head, rows, "llll" + "rrr" + "ll")
 
 
 def record_batch_table(results: dict) -> str:
@@ -422,6 +515,12 @@ def section(results: dict) -> list[str]:
         " / fastodbc's (interleaved in one case with the rows path's fetchall and the ODBC floors)",
         "",
         arrow_table(results),
+        "",
+        "#### Arrow fetch per peer (issue 33): the ODBC peers and the native clients (ConnectorX, ADBC: no ODBC),"
+        " with the share of each one's time the best ODBC floor takes; the native clients are anchors, not"
+        " targets (a floor share ≥ 100%: only a driver change reaches it)",
+        "",
+        peers_table(results),
         "",
         "#### `fetch_record_batch` iterated, batches discarded: peak memory by row count (drivers' streaming"
         " options; arrow-odbc's batches of the same size beside it)",

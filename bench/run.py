@@ -210,8 +210,11 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
             case("fetchmany", key, peers("fastodbc", "pyodbc"))
             # Issue 18: to a pyarrow.Table, against the Arrow peers, fastodbc's own fetchall and
             # the floors, interleaved (the floors' close after a thread serves the rows'
-            # overlapped bound only: not here).
-            case("arrow", key, [dict(p) for p in ARROW_PEERS] + [p for p in floor_peers if not p.get("threaded")])
+            # overlapped bound only: not here). Issue 33: the backend's native Arrow clients
+            # beside them: anchors, what a client without ODBC takes (bench/report_arrow.py).
+            anchors = [{"peer": n} for n in profile.arrow_anchors]
+            floors = [p for p in floor_peers if not p.get("threaded")]
+            case("arrow", key, [dict(p) for p in ARROW_PEERS] + anchors + floors)
         small = inner["small"]
         case("fetchall", "mixed_small", peers("fastodbc", "pyodbc", native), inner=small)
         case("iter", "mixed_small", peers("fastodbc", "pyodbc", native), inner=small)
@@ -259,7 +262,8 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
 #: fastodbc's fetchall, run inside the iteration case (its worker runs this op, not the case's).
 ITER_BASELINE = {"peer": "fastodbc", "op": "fetchall", "label": "fastodbc fetchall"}
 #: The Arrow case's peers (bench/report_arrow.py names them by these labels): fastodbc's
-#: fetch_arrow_table, the Arrow peers to a pyarrow.Table, and fastodbc's own fetchall.
+#: fetch_arrow_table, the Arrow peers to a pyarrow.Table, and fastodbc's own fetchall; then the
+#: backend's native Arrow clients (its arrow_anchors: "connectorx", "adbc").
 ARROW_PEERS = (
     {"peer": "fastodbc", "label": "fastodbc arrow"},
     {"peer": "turbodbc-arrow"},
@@ -378,6 +382,10 @@ def summarise(case: dict, label: str, reps: list[dict]) -> dict:
         metrics = summarise_metrics([r["metrics"] for r in ok if r.get("metrics")])
         if metrics:
             s["metrics"] = metrics
+        # The Arrow case: the types of the table the peer returned (bench/worker.py, untimed).
+        types = next((r["arrow_types"] for r in ok if r.get("arrow_types")), None)
+        if types:
+            s["arrow_types"] = types
     return s
 
 
@@ -445,10 +453,11 @@ def case_reps(case: dict, reps: int) -> int:
 
 def other_peer(case: dict, p: dict) -> bool:
     """A peer that runs the first OTHER_PEER_REPS repetitions only: fetchall's peers beyond
-    pyodbc, and zodbc-arrow in the Arrow case (shown, not judged: bench/report_arrow.py)."""
+    pyodbc, and in the Arrow case zodbc-arrow and the native anchors (shown, not judged:
+    bench/report_arrow.py)."""
     if case["op"] == "fetchall":
         return p["peer"] in OTHER_PEERS
-    return case["op"] == "arrow" and p["peer"] == "zodbc-arrow"
+    return case["op"] == "arrow" and p["peer"] in ("zodbc-arrow", *profiles.ARROW_ANCHORS)
 
 
 def check_df(case: dict) -> dict:
@@ -595,6 +604,9 @@ def machine_info(backends: list[str]) -> dict[str, Any]:
         "psutil",
         "PyMySQL",
         "connectorx",
+        "adbc-driver-manager",
+        "adbc-driver-sqlite",
+        "adbc-driver-postgresql",
         "dask",
         "SQLAlchemy",
     ):

@@ -9,7 +9,8 @@ the operation with ``time.perf_counter`` and prints one JSON line:
 
 ``seconds`` is per operation: operations that are too short to time once (SELECT 1, connect,
 describe, the small-set fetches) run ``inner`` times and report the mean. Python's cyclic GC
-stays enabled, as in an application. The bulk loads of issue 19 are bench/worker_bulk.py's; their
+stays enabled, as in an application. The Arrow case adds ``"arrow_types"`` (``name: type`` of
+each column of the table returned, read after the clock). The bulk loads of issue 19 are bench/worker_bulk.py's; their
 check after the clock adds ``"wrong"`` (the first difference from the input, or null). The pool
 and asyncio cases of issue 20 are bench/worker_pool.py's; they add ``"metrics"`` (figures beside
 the time: the event loop's lag, the sync calls' times, the pools' statistics); so do the
@@ -29,8 +30,9 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import backend_profiles as profiles  # noqa: E402 - bench/ is not a package
 import bulk_check  # noqa: E402
-import datasets  # noqa: E402 - bench/ is not a package
+import datasets  # noqa: E402
 import native_clients  # noqa: E402
 import worker_bulk  # noqa: E402
 import worker_parallel  # noqa: E402
@@ -482,6 +484,8 @@ def prepare(spec: dict[str, Any]) -> Callable[[], int]:
         raise ValueError(f"arrow-odbc has no {op}")
     if peer_name in OWN_VENV_PEERS:
         return prepare_own_venv_peer(spec)
+    if peer_name in profiles.ARROW_ANCHORS:
+        return prepare_arrow_anchor(spec)
     peer = DbapiPeer(spec)
     if op in ("arrow", "record_batch"):
         import pyarrow  # noqa: F401
@@ -509,6 +513,62 @@ def prepare(spec: dict[str, Any]) -> Callable[[], int]:
     }[op]
     conn = peer.connect()
     return lambda: fn(peer, conn, sql, inner)
+
+
+# The native Arrow clients of the Arrow case (issue 33: the backend's arrow_anchors), no ODBC
+# between them and the database: what a driver change could win, beside what fastodbc can.
+# Their values are not compared with fastodbc's, no more than arrow-odbc's are: the case checks
+# row counts, and each peer's Arrow types are recorded (arrow_types, after the clock; the report
+# names those unlike fastodbc's). Some differ by design: on SQLite, ADBC returns each column as
+# SQLite stores it (DATE and TIMESTAMP as the text stored, BOOLEAN as int64: no date parsing
+# in its time) where fastodbc, like ConnectorX, has date32, timestamp[us] and bool from the
+# declared types, and ConnectorX returns a BLOB as large_binary; a double comes through
+# sqliteodbc with 15 significant digits (SQLite's text of it), through the native clients with
+# all 17. On PostgreSQL a numeric(18,4) is fastodbc's decimal128(18, 4), ConnectorX's
+# decimal128(38, 10) and ADBC's opaque extension type over the server's text (not parsed).
+
+
+def prepare_arrow_anchor(spec: dict[str, Any]) -> Callable[[], int]:
+    """ "connectorx": ``read_sql(uri, sql, return_type="arrow")``, which connects on every call, so
+    its connect is timed (a few ms on PostgreSQL, nothing on SQLite's file); "adbc": the backend's
+    ADBC driver through its DB-API, connected untimed as the ODBC peers are, then ``execute`` +
+    ``fetch_arrow_table`` with the cursor closed inside the clock."""
+    import pyarrow  # noqa: F401 - loaded before the clock, as for every Arrow peer
+
+    backend, sql = profiles.of(spec), spec["sql"]
+    if spec["op"] != "arrow" or spec["peer"] not in backend.arrow_anchors:
+        raise ValueError(f"{spec['peer']} has no {spec['op']} on {backend.name}")
+    parts = profiles.connection_parts(spec)
+    if spec["peer"] == "connectorx":
+        import connectorx as cx
+
+        uri = backend.connectorx_uri.format(**parts)
+
+        def read() -> int:
+            table = cx.read_sql(uri, sql, return_type="arrow")
+            KEPT.append(table)
+            return table.num_rows
+
+        return read
+    import importlib
+
+    conn = importlib.import_module(f"{backend.adbc_driver}.dbapi").connect(backend.adbc_uri.format(**parts))
+
+    def run() -> int:
+        cur = conn.cursor()
+        cur.execute(sql)
+        table = cur.fetch_arrow_table()
+        KEPT.append(table)
+        cur.close()
+        return table.num_rows
+
+    return run
+
+
+def arrow_types(kept: list[Any]) -> list[str] | None:
+    """``name: type`` of each column of the table an Arrow fetch kept (None: it kept none)."""
+    schema = getattr(kept[-1], "schema", None) if kept else None
+    return None if schema is None else [f"{f.name}: {f.type}" for f in schema]
 
 
 def connect_own_venv_peer(spec: dict[str, Any]) -> Any:
@@ -603,6 +663,8 @@ def main() -> None:
         t0 = time.perf_counter()
         rows = run()
         seconds = time.perf_counter() - t0
+        if spec["op"] == "arrow":
+            out["arrow_types"] = arrow_types(KEPT)
         KEPT.clear()
         out["maxrss"] = maxrss()
         out["rss_before"] = rss0

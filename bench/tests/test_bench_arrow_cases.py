@@ -3,6 +3,7 @@ repetitions treat them; bench/df_equal.py, the pandas case's value check."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from decimal import Decimal
 
@@ -16,6 +17,8 @@ run = load("run")
 UDF = "UseDeclareFetch=1;Fetch=10000"
 STEP = "StepAPI=1, autocommit"
 ARROW_LABELS = ["fastodbc arrow", "turbodbc-arrow", "arrow-odbc", "zodbc-arrow", "fastodbc fetchall"]
+#: The native Arrow clients after them (issue 33), where the backend's profile names them.
+ANCHORS = ["connectorx", "adbc"]
 
 
 @pytest.fixture
@@ -36,26 +39,66 @@ def test_an_arrow_case_per_backend_and_large_dataset(cases: list[dict]) -> None:
     )
     for c in arrow:
         labels = [run.peer_label(p) for p in c["peers"]]
-        assert labels[:5] == ARROW_LABELS
+        assert labels[:7] == ARROW_LABELS + ANCHORS
         # The floors of the fetchall case beside it, but not its threaded close.
         fetchall = next(
             f for f in by_op(cases, "fetchall") if (f["backend"], f["dataset"]) == (c["backend"], c["dataset"])
         )
         floors = [run.peer_label(p) for p in fetchall["peers"] if p["peer"] == "floor" and not p.get("threaded")]
-        assert labels[5:] == floors and floors
+        assert labels[7:] == floors and floors
         assert (
             c["sql"] == f"SELECT * FROM {c['table']}"
             and c["expected_rows"] == run.datasets.SCALES["quick"][c["dataset"]]
         )
         # Only fastodbc's fetchall runs another operation than the case's.
-        assert [p.get("op") for p in c["peers"][:5]] == [None, None, None, None, "fetchall"]
+        assert [p.get("op") for p in c["peers"][:7]] == [None, None, None, None, "fetchall", None, None]
 
 
 def test_arrow_cases_without_the_floor(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FASTODBC_BENCH_PG", "x")
     monkeypatch.setenv("FASTODBC_BENCH_PG_DSN", "x")
     for c in by_op(run.build_cases("quick", ["postgresql"], floor=False), "arrow"):
-        assert [run.peer_label(p) for p in c["peers"]] == ARROW_LABELS
+        assert [run.peer_label(p) for p in c["peers"]] == ARROW_LABELS + ANCHORS
+
+
+def test_native_anchors_only_where_the_profile_names_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A PostgreSQL with ConnectorX only, a SQLite with none: the cases follow the profiles, not
+    # the backends' names.
+    pg, sq = run.profiles.BY_NAME["postgresql"], run.profiles.BY_NAME["sqlite"]
+    monkeypatch.setitem(run.profiles.BY_NAME, "postgresql", dataclasses.replace(pg, arrow_anchors=("connectorx",)))
+    monkeypatch.setitem(run.profiles.BY_NAME, "sqlite", dataclasses.replace(sq, arrow_anchors=()))
+    monkeypatch.setenv("FASTODBC_BENCH_PG", "x")
+    monkeypatch.setenv("FASTODBC_BENCH_PG_DSN", "x")
+    arrow = by_op(run.build_cases("quick", ["sqlite", "postgresql"], floor=False), "arrow")
+    assert arrow
+    for c in arrow:
+        expected = ARROW_LABELS + (["connectorx"] if c["backend"] == "postgresql" else [])
+        assert [run.peer_label(p) for p in c["peers"]] == expected
+    # Of the fetch cases, the anchors are the Arrow case's peers only (ConnectorX's partitioned
+    # reads are bench/partitioning.py's).
+    fetch = [c for c in run.build_cases("quick", ["sqlite", "postgresql"], floor=False) if c["op"] in run.FETCH_OPS]
+    fetch = [c for c in fetch if c["op"] not in run.partitioning.OPS]
+    assert {c["op"] for c in fetch if any(p["peer"] in ANCHORS for p in c["peers"])} == {"arrow"}
+
+
+def test_anchor_profiles_name_what_their_peers_connect_with() -> None:
+    profiles = run.profiles
+    # Every anchor a profile may name has its name in the report's per-peer table.
+    assert list(profiles.ARROW_ANCHORS) == ANCHORS == list(run.report.report_arrow.ANCHORS)
+    fetch = [b for b in profiles.BACKENDS if b.fetch_cases]
+    # SQLite and PostgreSQL have both (MariaDB has no Arrow case: no fetch cases).
+    assert {b.name: b.arrow_anchors for b in fetch} == {"sqlite": tuple(ANCHORS), "postgresql": tuple(ANCHORS)}
+    assert not profiles.MARIADB.fetch_cases and profiles.MARIADB.arrow_anchors == ()
+    for b in profiles.BACKENDS:
+        assert set(b.arrow_anchors) <= set(profiles.ARROW_ANCHORS)
+        if "connectorx" in b.arrow_anchors:
+            assert b.connectorx_uri
+        if "adbc" in b.arrow_anchors:
+            assert b.adbc_driver.startswith("adbc_driver_") and b.adbc_uri
+    spec = {"backend": "postgresql", "cs": "x", "pg_dsn": "host=h port=5 dbname=d user=u password=p@w"}
+    assert profiles.POSTGRESQL.adbc_uri.format(**profiles.connection_parts(spec)) == "postgresql://u:p%40w@h:5/d"
+    sqlite = profiles.connection_parts({"backend": "sqlite", "sqlite_path": "/a.db"})
+    assert profiles.SQLITE.adbc_uri.format(**sqlite) == "/a.db"
 
 
 def test_record_batch_memory_cases_stream(cases: list[dict]) -> None:
@@ -87,9 +130,10 @@ def test_arrow_and_pandas_repetitions(cases: list[dict]) -> None:
     (arrow,) = [c for c in by_op(cases, "arrow") if c["backend"] == "sqlite" and c["dataset"] == "mixed"]
     assert run.case_reps(arrow, 3) == run.ARROW_REPS >= 5
     assert run.case_reps(by_op(cases, "df")[0], 3) == run.ARROW_REPS
-    # zodbc-arrow is shown, not judged: the first repetitions only; the judged peers run all.
+    # zodbc-arrow and the native anchors are shown, not judged: the first repetitions only; the
+    # judged peers run all.
     other = [run.peer_label(p) for p in arrow["peers"] if run.other_peer(arrow, p)]
-    assert other == ["zodbc-arrow"]
+    assert other == ["zodbc-arrow", *ANCHORS]
     (fetchall,) = [c for c in by_op(cases, "fetchall") if c["backend"] == "sqlite" and c["dataset"] == "mixed"]
     assert {run.peer_label(p) for p in fetchall["peers"] if run.other_peer(fetchall, p)} == set(run.OTHER_PEERS) - {
         "psycopg"

@@ -1,6 +1,7 @@
 """bench/worker.py's Arrow operations (issue 18) on a small SQLite copy of the `mixed` set: each
-fetches every row, the pandas check finds fetch_df's values equal to read_sql's, and a failing
-peer is a result with its error."""
+fetches every row (the native anchors of issue 33 too), the pandas check finds fetch_df's values
+equal to read_sql's, the Arrow case records each peer's types, and a failing peer is a result
+with its error."""
 
 from __future__ import annotations
 
@@ -36,7 +37,12 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> dict:
         f"INSERT INTO mixed VALUES ({marks})", [tuple(map(datasets.sqlite_value, r)) for r in ds.rows(ROWS)]
     )
     con.close()
-    return {"backend": "sqlite", "cs": f"Driver={{SQLite3}};Database={path};", "sql": "SELECT * FROM mixed"}
+    return {
+        "backend": "sqlite",
+        "cs": f"Driver={{SQLite3}};Database={path};",
+        "sqlite_path": str(path),
+        "sql": "SELECT * FROM mixed",
+    }
 
 
 def measure(spec: dict) -> int:
@@ -65,6 +71,34 @@ def test_arrow_odbc_arrow_operations(mixed: dict) -> None:
     pytest.importorskip("arrow_odbc")
     assert measure(dict(mixed, op="arrow", peer="arrow-odbc")) == ROWS
     assert measure(dict(mixed, op="record_batch", peer="arrow-odbc", batch_rows=64)) == ROWS
+
+
+@pytest.mark.parametrize(("peer", "module"), [("connectorx", "connectorx"), ("adbc", "adbc_driver_sqlite")])
+def test_native_anchors_fetch_every_row(mixed: dict, peer: str, module: str) -> None:
+    pytest.importorskip(module)
+    assert measure(dict(mixed, op="arrow", peer=peer)) == ROWS
+    # The Arrow case only: they have no rows API here.
+    with pytest.raises(ValueError, match=f"{peer} has no fetchall on sqlite"):
+        measure(dict(mixed, op="fetchall", peer=peer))
+
+
+def worker_result(spec: dict) -> dict:
+    out = subprocess.run([sys.executable, str(BENCH / "worker.py"), json.dumps(spec)], capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_the_arrow_case_records_each_peers_arrow_types(mixed: dict) -> None:
+    pytest.importorskip("adbc_driver_sqlite")
+    result = worker_result(dict(mixed, op="arrow", peer="adbc"))
+    assert result["error"] is None and result["rows"] == ROWS
+    # ADBC's SQLite driver returns what SQLite stores (see bench/worker.py on the anchors' types).
+    assert result["arrow_types"][:2] == ["id: int64", "big: int64"]
+    assert {"d: string", "ts: string", "flag: int64"} <= set(result["arrow_types"])
+    # Other operations record none.
+    assert "arrow_types" not in worker_result(dict(mixed, op="fetchall", peer="pyodbc"))
+    pa = pytest.importorskip("pyarrow")
+    assert worker.arrow_types([[(1,)], pa.table({"a": [1], "b": ["x"]})]) == ["a: int64", "b: string"]
+    assert worker.arrow_types([]) is None and worker.arrow_types([[(1,)]]) is None
 
 
 def test_a_failing_peer_is_a_result_with_its_error(mixed: dict) -> None:

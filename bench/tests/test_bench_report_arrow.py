@@ -164,3 +164,66 @@ def test_issue3_arrow_row_is_judged_from_the_arrow_cases() -> None:
     run = {"cases": [arrow_case(**{"turbodbc-arrow": 0.9})]}
     (row,) = [t for t in report.targets(run) if t[0].startswith("Arrow fetch faster")]
     assert row[2] == "not met"
+
+
+def anchors_run() -> dict:
+    """SQLite with both native anchors (ConnectorX faster than the floor, ADBC just above it);
+    PostgreSQL with ConnectorX only, whose every repetition failed."""
+    sq = arrow_case(connectorx=0.5, adbc=0.98)
+    sq["results"]["fastodbc arrow"]["arrow_types"] = ["id: int64", "d: date32[day]", "flag: bool"]
+    sq["results"]["adbc"]["arrow_types"] = ["id: int64", "d: string", "flag: int64"]
+    sq["results"]["connectorx"]["arrow_types"] = ["id: int64", "d: date32[day]", "flag: bool"]
+    return {"cases": [sq, arrow_case("int10", "postgresql", connectorx=None)]}
+
+
+def peer_rows(results: dict) -> dict[tuple[str, str], list[str]]:
+    """The per-peer table's rows by (backend, client), their cells after those two."""
+    lines = arrow.peers_table(results).splitlines()[2:]
+    cells = [[x.strip() for x in line.strip("|").split("|")] for line in lines]
+    return {(r[0], r[2]): r[3:] for r in cells}
+
+
+def test_native_anchors_rows_show_the_floors_share_of_their_time() -> None:
+    rows = peer_rows(anchors_run())
+    cx, adbc = arrow.ANCHORS["connectorx"], arrow.ANCHORS["adbc"]
+    # Best floor 0.95 s: 190% of ConnectorX's 0.5 s (no ODBC client reaches it), 97% of ADBC's
+    # 0.98 s (within reach), 68% of arrow-odbc's 1.4 s (fastodbc at 1.0 s is faster).
+    assert rows[("sqlite", cx)] == [
+        "native, anchor",
+        "500.0 ms",
+        "0.50x",
+        "190%",
+        "behind, driver-bound (floor ≥ its time)",
+        "same",
+    ]
+    assert rows[("sqlite", adbc)] == [
+        "native, anchor",
+        "980.0 ms",
+        "0.98x",
+        "97%",
+        "behind, within reach (floor below its time)",
+        "d string, flag int64",
+    ]
+    assert rows[("sqlite", "arrow-odbc → Table")] == ["ODBC, target", "1.40 s", "1.40x", "68%", "fastodbc faster", "-"]
+    assert rows[("sqlite", "fastodbc `fetch_arrow_table`")][:4] == ["ODBC", "1.00 s", "-", "95%"]
+    # PostgreSQL: its profile's anchors only, and a failed one has no time nor share.
+    assert ("postgresql", adbc) not in rows
+    assert rows[("postgresql", cx)] == ["native, anchor", "error", "-", "-", "-", "-"]
+    # A peer the case did not run has no row (no zodbc-arrow in these cases).
+    assert not [k for k in rows if k[1] == "zodbc arrow"]
+
+
+def test_native_anchors_are_shown_not_judged() -> None:
+    # ConnectorX twice as fast as fastodbc changes no verdict: the targets are vs turbodbc and
+    # arrow-odbc (issue 18's), the blob1 row names the ODBC peers' failures only.
+    results = anchors_run()
+    assert target(results, PEERS) == (
+        "sq int10: turbodbc-arrow 1.50x, arrow-odbc 1.40x; po int10: turbodbc-arrow 1.50x, arrow-odbc 1.40x",
+        "met",
+    )
+    (row,) = [t for t in report.targets(results) if t[0].startswith("Arrow fetch faster")]
+    assert "connectorx" not in row[1] and "adbc" not in row[1] and row[2] == "met"
+    blob = arrow_case("blob1", **{"turbodbc-arrow": None, "arrow-odbc": None, "connectorx": None})
+    assert target({"cases": [blob]}, BLOB) == ("sq fastodbc works; turbodbc-arrow, arrow-odbc fail", "met")
+    text = "\n".join(arrow.section(results))
+    assert "#### Arrow fetch per peer (issue 33)" in text and "| sqlite | int10 | ConnectorX `read_sql`" in text
