@@ -1,12 +1,13 @@
 """Instructions per row of fetching a result into a ``pyarrow.Table``, per column kind (issue 33).
 
-Clients: fastodbc (``fetch_arrow_table``), arrow-odbc (``read_arrow_batches`` + ``pa.Table.from_batches``,
-as bench/worker.py) and the ODBC floor (target/release/odbc-floor: the driver's own cost with
-fastodbc's plans; ``floor-wide``: its UTF-16 text). Each runs under ``valgrind --tool=callgrind``
-at two row counts of the same table shape; Ir/row = (Ir(large) - Ir(small)) / (rows difference),
-imports and connects cancelling. Counts do not depend on machine load. ``--keep DIR`` keeps the
-callgrind files (a complete one is reused on the next run); ``--functions KIND`` prints the
-per-row self cost by object and function, from the two files' ``callgrind_annotate`` difference.
+Clients: fastodbc (``fetch_arrow_table``), arrow-odbc (``read_arrow_batches`` +
+``pa.Table.from_batches``, as bench/worker.py) and the ODBC floor (target/release/odbc-floor
+--typed: the driver's own cost with fastodbc's plans for typed columns, the Arrow reader's;
+``floor-wide``: its UTF-16 text). Each runs under ``valgrind --tool=callgrind`` at two row counts of
+the same table shape; Ir/row = (Ir(large) - Ir(small)) / (rows difference), imports and connects
+cancelling. Counts do not depend on machine load. ``--keep DIR`` keeps the callgrind files (a
+complete one is reused on the next run); ``--functions KIND`` prints the per-row self cost by object
+and function, from the two files' ``callgrind_annotate`` difference.
 
     export ODBCSYSINI=build/odbc ODBCINI=build/odbc/odbc.ini FASTODBC_TEST_PG='Driver={PostgreSQL Unicode};...'
     python bench/arrow_kinds.py --backend sqlite postgresql --kinds int bool int10 --rows 20000 100000
@@ -130,7 +131,9 @@ def load(backend: str, cs: str, kind: str, rows: int) -> None:
 
 def command(client: str, cs: str, sql: str) -> list[str]:
     if client.startswith("floor"):
-        return [str(FLOOR), "--connect", cs, "--sql", sql, "--text", "wide" if client == "floor-wide" else "narrow"]
+        # Planned for typed columns, as the Arrow reader plans.
+        text = ["--text", "wide" if client == "floor-wide" else "narrow"]
+        return [str(FLOOR), "--connect", cs, "--sql", sql, "--typed", *text]
     code = f"CS = {cs!r}\nSQL = {sql!r}\n" + CHILD[client]
     return [sys.executable, "-c", code]
 

@@ -213,7 +213,8 @@ def build_cases(scale: str, backends: list[str], floor: bool) -> list[dict[str, 
             # overlapped bound only: not here). Issue 33: the backend's native Arrow clients
             # beside them: anchors, what a client without ODBC takes (bench/report_arrow.py).
             anchors = [{"peer": n} for n in profile.arrow_anchors]
-            floors = [p for p in floor_peers if not p.get("threaded")]
+            # The floors plan for typed columns, as the Arrow reader does (odbc-floor --typed).
+            floors = [dict(p, typed=True) for p in floor_peers if not p.get("threaded")]
             case("arrow", key, [dict(p) for p in ARROW_PEERS] + anchors + floors)
         small = inner["small"]
         case("fetchall", "mixed_small", peers("fastodbc", "pyodbc", native), inner=small)
@@ -287,7 +288,8 @@ def peer_label(p: dict) -> str:
     if "label" in p:
         return p["label"]
     if p["peer"] == "floor":
-        return f"{'threaded ' if p.get('threaded') else ''}floor {p['text']}/{p['rowset']}"
+        typed = " typed" if p.get("typed") else ""
+        return f"{'threaded ' if p.get('threaded') else ''}floor {p['text']}/{p['rowset']}{typed}"
     return p["peer"]
 
 
@@ -328,6 +330,7 @@ def run_floor(case: dict, p: dict) -> dict:
         return {"error": "odbc-floor not built (make bench builds it: bench/Cargo.toml, into target/)"}
     cmd = [str(FLOOR), "--connect", case["cs"], "--sql", case["sql"], "--text", p["text"]]
     cmd += ["--rowset-rows", str(p["rowset"]), "--repeat", "1"] + (["--threaded"] if p.get("threaded") else [])
+    cmd += ["--typed"] if p.get("typed") else []
     proc = run_child(cmd, WORKER_TIMEOUT)
     out = proc.stdout
     if proc.returncode != 0:

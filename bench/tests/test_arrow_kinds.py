@@ -169,7 +169,7 @@ def test_sqlite_load_makes_the_table_once(tmp_path, monkeypatch) -> None:
 
 def test_commands() -> None:
     assert ak.command("floor-wide", "CS", "SELECT 1")[-2:] == ["--text", "wide"]
-    assert ak.command("floor", "CS", "SELECT 1")[-1] == "narrow"
+    assert ak.command("floor", "CS", "SELECT 1")[-3:] == ["--typed", "--text", "narrow"]
     code = ak.command("arrow-odbc", "CS", "SELECT 1")[-1]
     compile(code, "child", "exec")
     assert "read_arrow_batches" in code and "'SELECT 1'" in code

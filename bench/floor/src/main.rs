@@ -9,22 +9,26 @@
 //! re-reading on its row), N only sizes the block the rows are assembled into (N MiB, at most
 //! 4,096 rows), and a small block is the faster one.
 //!
+//! `--typed` plans the result for typed columns (`ResultSet::plan_for(Reader::TypedColumns)`),
+//! as the Arrow reader does: the floor of the Arrow fetch (psqlODBC's integers bound, SQLite's
+//! number columns in rowsets). Without it, the rows' plan: the floor of the rows path.
+//!
 //! `--threaded` starts (and joins) a thread once the first block is in, as a client reading
 //! ahead does: from then on glibc's malloc takes its atomic paths, in the driver's frees at the
 //! close above all (SQLite int10: 0.22 s against 0.13 s).
 //!
 //! Usage: odbc-floor --connect CS --sql SQL [--text narrow|wide] [--rowset-rows N] [--repeat K]
-//! [--threaded]
+//! [--threaded] [--typed]
 //! Prints one JSON line: {"rows": N, "seconds": [..], "first_seconds": [..], "close_seconds":
-//! [..], "text": "...", "rowset_rows": N, "threaded": B}; `first_seconds`: until the first
-//! block was in.
+//! [..], "text": "...", "rowset_rows": N, "threaded": B, "typed": B}; `first_seconds`: until the
+//! first block was in.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
 use fastodbc_core::types::text::to_utf16;
 use fastodbc_core::MemoryBudget;
-use fastodbc_core::{Connection, Decoding, Statement, TextCodec};
+use fastodbc_core::{Connection, Decoding, Reader, Statement, TextCodec};
 
 struct Args {
     connect: String,
@@ -33,6 +37,7 @@ struct Args {
     rowset_rows: Option<usize>,
     repeat: usize,
     threaded: bool,
+    typed: bool,
 }
 
 fn parse() -> Result<Args, String> {
@@ -44,6 +49,7 @@ fn parse() -> Result<Args, String> {
         rowset_rows: None,
         repeat: 1,
         threaded: false,
+        typed: false,
     };
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or(format!("{flag} needs a value"));
@@ -54,11 +60,12 @@ fn parse() -> Result<Args, String> {
             "--rowset-rows" => a.rowset_rows = Some(value()?.parse().map_err(|e| format!("{e}"))?),
             "--repeat" => a.repeat = value()?.parse().map_err(|e| format!("{e}"))?,
             "--threaded" => a.threaded = true,
+            "--typed" => a.typed = true,
             other => return Err(format!("unknown argument {other}")),
         }
     }
     if a.connect.is_empty() || a.sql.is_empty() {
-        return Err("usage: odbc-floor --connect CS --sql SQL [--text narrow|wide] [--rowset-rows N] [--repeat K] [--threaded]".into());
+        return Err("usage: odbc-floor --connect CS --sql SQL [--text narrow|wide] [--rowset-rows N] [--repeat K] [--threaded] [--typed]".into());
     }
     Ok(a)
 }
@@ -97,6 +104,9 @@ fn run_once(conn: &Connection, args: &Args) -> fastodbc_core::Result<Run> {
     // PostgreSQL floors too high until 2026-11-24T21:00Z.
     stmt.exec_direct(&to_utf16(&args.sql))?;
     stmt.open_result(&decoding, budget, false)?;
+    if let (true, Some(rs)) = (args.typed, stmt.result.as_mut()) {
+        rs.plan_for(Reader::TypedColumns);
+    }
     if let (Some(rows), Some(rs)) = (args.rowset_rows, stmt.result.as_mut()) {
         rs.set_block_rows(rows);
     }
@@ -167,14 +177,15 @@ fn main() -> ExitCode {
         items.join(", ")
     };
     println!(
-        "{{\"rows\": {rows}, \"seconds\": [{}], \"first_seconds\": [{}], \"close_seconds\": [{}], \"text\": \"{}\", \"rowset_rows\": {}, \"threaded\": {}}}",
+        "{{\"rows\": {rows}, \"seconds\": [{}], \"first_seconds\": [{}], \"close_seconds\": [{}], \"text\": \"{}\", \"rowset_rows\": {}, \"threaded\": {}, \"typed\": {}}}",
         list(&seconds),
         list(&firsts),
         list(&closes),
         if args.wide { "wide" } else { "narrow" },
         args.rowset_rows
             .map_or("null".to_string(), |r| r.to_string()),
-        args.threaded
+        args.threaded,
+        args.typed
     );
     ExitCode::SUCCESS
 }
