@@ -25,8 +25,9 @@ build: deps ## build the extension into .venv (maturin develop --release)
 
 # The benchmark's instruments (bench/pyext): a distribution of their own, never in fastodbc's
 # wheel; the benchmarks and their tests (bench/tests, run by `make test`) import them.
-bench-ext: deps ## build the benchmark's instruments (module fastodbc_bench) into .venv
+bench-ext: deps ## build the benchmark's instruments (module fastodbc_bench into .venv, target/release/odbc-floor)
 	.venv/bin/maturin develop --release -m bench/pyext/Cargo.toml --target-dir target
+	cargo build --release $(BENCH_CARGO) -p odbc-floor
 
 demo: build ## run scripts/demo.py
 	.venv/bin/python scripts/demo.py

@@ -20,8 +20,9 @@
 //! Usage: odbc-floor --connect CS --sql SQL [--text narrow|wide] [--rowset-rows N] [--repeat K]
 //! [--threaded] [--typed]
 //! Prints one JSON line: {"rows": N, "seconds": [..], "first_seconds": [..], "close_seconds":
-//! [..], "text": "...", "rowset_rows": N, "threaded": B, "typed": B}; `first_seconds`: until the
-//! first block was in.
+//! [..], "text": "...", "rowset_rows": N, "threaded": B, "typed": B, "row_at_a_time": B};
+//! `first_seconds`: until the first block was in; `row_at_a_time`: the plan fetched one row per
+//! `SQLFetch`.
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -73,6 +74,8 @@ fn parse() -> Result<Args, String> {
 /// One run's times, in seconds.
 struct Run {
     rows: usize,
+    /// The plan fetched one row per `SQLFetch`.
+    row_at_a_time: bool,
     seconds: f64,
     /// Until the first block was in (executing the query and the first fetch): what a client
     /// overlapping its conversions with fetching cannot overlap.
@@ -110,6 +113,7 @@ fn run_once(conn: &Connection, args: &Args) -> fastodbc_core::Result<Run> {
     if let (Some(rows), Some(rs)) = (args.rowset_rows, stmt.result.as_mut()) {
         rs.set_block_rows(rows);
     }
+    let row_at_a_time = stmt.result.as_ref().is_some_and(|rs| rs.plan.row_at_a_time);
     let mut rows = 0usize;
     let mut first = None;
     loop {
@@ -132,6 +136,7 @@ fn run_once(conn: &Connection, args: &Args) -> fastodbc_core::Result<Run> {
     drop(stmt);
     Ok(Run {
         rows,
+        row_at_a_time,
         seconds: started.elapsed().as_secs_f64(),
         first: first.unwrap_or(0.0),
         close: closing.elapsed().as_secs_f64(),
@@ -158,10 +163,12 @@ fn main() -> ExitCode {
     let mut firsts = Vec::new();
     let mut closes = Vec::new();
     let mut rows = 0;
+    let mut row_at_a_time = false;
     for _ in 0..args.repeat.max(1) {
         match run_once(&conn, &args) {
             Ok(run) => {
                 rows = run.rows;
+                row_at_a_time = run.row_at_a_time;
                 seconds.push(run.seconds);
                 firsts.push(run.first);
                 closes.push(run.close);
@@ -177,7 +184,7 @@ fn main() -> ExitCode {
         items.join(", ")
     };
     println!(
-        "{{\"rows\": {rows}, \"seconds\": [{}], \"first_seconds\": [{}], \"close_seconds\": [{}], \"text\": \"{}\", \"rowset_rows\": {}, \"threaded\": {}, \"typed\": {}}}",
+        "{{\"rows\": {rows}, \"seconds\": [{}], \"first_seconds\": [{}], \"close_seconds\": [{}], \"text\": \"{}\", \"rowset_rows\": {}, \"threaded\": {}, \"typed\": {}, \"row_at_a_time\": {}}}",
         list(&seconds),
         list(&firsts),
         list(&closes),
@@ -185,7 +192,8 @@ fn main() -> ExitCode {
         args.rowset_rows
             .map_or("null".to_string(), |r| r.to_string()),
         args.threaded,
-        args.typed
+        args.typed,
+        row_at_a_time
     );
     ExitCode::SUCCESS
 }
