@@ -12,7 +12,9 @@ stops work that is in pyarrow or in the input rather than in the driver.
 
 from __future__ import annotations
 
+import signal
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -87,26 +89,27 @@ class Cancellable:
             finally:
                 done.set()
 
-        worker = threading.Thread(target=target, name="fastodbc-cli-work", daemon=True)
-        worker.start()
-        try:
-            while not done.is_set() and not self._attached.wait(TICK_S):
+        with _CtrlC() as presses:
+            worker = threading.Thread(target=target, name="fastodbc-cli-work", daemon=True)
+            worker.start()
+            while not done.is_set() and not presses.count and not self._attached.wait(TICK_S):
                 tick()
-            if self._attached.is_set():
+            if self._attached.is_set() and not presses.count:
                 meanwhile()
-            while not done.wait(TICK_S):
+            while not presses.count and not done.wait(TICK_S):
                 tick()
-        except KeyboardInterrupt:
-            self._stop.set()
-            self._cancel()
-            try:
-                done.wait(GRACE_S)
-            except KeyboardInterrupt:
-                pass  # a second Ctrl-C: stop waiting
-            if "value" in outcome:
-                return outcome["value"]
-            self.stuck = not done.is_set()
-            raise Interrupted(finished=not self.stuck) from None
+            if presses.count:
+                self._stop.set()
+                self._cancel()
+                # A second Ctrl-C stops the wait for the worker.
+                deadline = time.monotonic() + GRACE_S
+                while presses.count < 2 and (left := deadline - time.monotonic()) > 0:
+                    if done.wait(min(TICK_S, left)):
+                        break
+                if "value" in outcome:
+                    return outcome["value"]
+                self.stuck = not done.is_set()
+                raise Interrupted(finished=not self.stuck)
         tick()
         if "error" in outcome:
             raise outcome["error"]
@@ -119,3 +122,32 @@ class Cancellable:
             self.cursor.cancel()
         except Error:
             pass  # e.g. the cursor was closed as the work ended
+
+
+class _CtrlC:
+    """Counts Ctrl-C (SIGINT) while the main thread waits, instead of raising KeyboardInterrupt
+    there. An exception raised asynchronously in ``Event.wait`` can land between the wait and
+    its Condition's re-acquire of its lock; leaving the ``with`` then releases a lock it does not
+    hold, and the command failed with "release unlocked lock" (exit 1) instead of rolling back
+    (exit 130). The handler only counts: it runs on the main thread between bytecodes, possibly
+    inside that Condition, so it must take no lock. Outside the main thread (no signals arrive
+    there) nothing is installed."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._previous: Any = None
+        self._installed = False
+
+    def _pressed(self, signum: int, frame: Any) -> None:
+        self.count += 1
+
+    def __enter__(self) -> _CtrlC:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGINT, self._pressed)
+            self._installed = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._installed:
+            # None: a handler not set from Python; Python's own is the closest stand-in.
+            signal.signal(signal.SIGINT, self._previous if self._previous is not None else signal.default_int_handler)
