@@ -121,3 +121,45 @@ def test_rows_of_two_cursors_read_alternately(db, backend, connect):
     got_a, got_b = run(main)
     assert got_a == expected_a
     assert got_b == expected_b
+
+
+@pytest.mark.parametrize("last_read", ["rows", "arrow"])
+def test_rows_read_with_the_execute_then_any_reader(db, backend, connect, last_read):
+    # Where the connection's last result was read as rows, the execute reads the first rows of
+    # its own (aio/cursor.py, HELD_ROWS). Some of them served by fetchone, the rest by each
+    # fetch method: the rows, tables and batches of the sync cursor, whichever reader takes
+    # over from the rows the execute read (an Arrow reader reads the unserved ones again).
+    cases = [(n, served, method) for n in (0, 1, 16, 100, 2000) for served in (0, 1, 3) for method in METHODS]
+    sync = connect()
+    expected = {}
+    for n, served, method in cases:
+        cur = sync.cursor().execute(query(backend, n))
+        first = [cur.fetchone() for _ in range(served)]
+        expected[n, served, method] = ([None if r is None else tuple(r) for r in first], read_sync(cur, method))
+        cur.close()
+
+    async def main():
+        got = {}
+        async with opened(backend.connstr) as cnxn:
+            for n, served, method in cases:
+                prior = await cnxn.execute(query(backend, 2))
+                await (prior.fetchall() if last_read == "rows" else prior.fetch_arrow_table())
+                await prior.close()
+                acur = await cnxn.cursor().execute(query(backend, n))
+                first = [await acur.fetchone() for _ in range(served)]
+                served_rows = [None if r is None else tuple(r) for r in first]
+                got[n, served, method] = (served_rows, await read_async(acur, method))
+                await acur.close()
+        return got
+
+    got = run(main)
+    for case, (first, rest) in expected.items():
+        got_first, got_rest = got[case]
+        assert got_first == first, case
+        if isinstance(rest, pa.Table):
+            assert got_rest.equals(rest), (case, got_rest.schema, rest.schema)
+        elif case[2] == "record_batches":
+            assert [b.num_rows for b in got_rest] == [b.num_rows for b in rest], case
+            assert all(g.equals(e) for g, e in zip(got_rest, rest, strict=True)), case
+        else:
+            assert got_rest == rest, case

@@ -41,6 +41,9 @@ pub enum Want {
     /// One row per call (iteration, `fetchone`); in a long result, the rest of the block at
     /// once, served by the consumer over its next calls while the next block is fetched.
     Iterate,
+    /// Up to this many rows of the current block and nothing fetched ahead: rows a consumer
+    /// converts early and may hand back (`unread`), so the statement must stay where it is.
+    Held(usize),
 }
 
 /// Rows handed to a consumer: `range` of `block`, whose row 0 is row `block_start` of the
@@ -130,6 +133,7 @@ impl BlockStream {
                 let end = len.min(start.saturating_add(n));
                 (end, self.read_ahead && end == len)
             }
+            Want::Held(n) => (len.min(start.saturating_add(n)), false),
         };
         let block_start = self.rows_before;
         let handed = |block: &RowBlock| {

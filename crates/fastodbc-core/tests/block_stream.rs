@@ -51,7 +51,7 @@ fn drain(stream: &mut BlockStream, plan: &[Want], take: impl Fn(usize) -> usize)
         turn += 1;
         let got = stream.serve(want, &Blocking, |rows| {
             assert!(!rows.range.is_empty(), "has_rows said rows are left");
-            if let Want::Rows(n) | Want::Stream(n) = want {
+            if let Want::Rows(n) | Want::Stream(n) | Want::Held(n) = want {
                 assert!(rows.range.len() <= n, "no more than wanted");
             }
             let taken = take(rows.range.len()).min(rows.range.len());
@@ -80,10 +80,11 @@ fn drain(stream: &mut BlockStream, plan: &[Want], take: impl Fn(usize) -> usize)
 fn every_row_is_handed_out_once_in_order_whatever_is_wanted() {
     let conn = connect();
     let n = 9_000;
-    let plans: [&[Want]; 4] = [
+    let plans: [&[Want]; 5] = [
         &[Want::Iterate],
         &[Want::Rows(1_000)],
         &[Want::Stream(777)],
+        &[Want::Held(64), Want::Iterate, Want::Held(1)],
         &[
             Want::Iterate,
             Want::Rows(3),
@@ -165,4 +166,44 @@ fn drain_once(stream: &mut BlockStream, want: Want) -> Vec<usize> {
             .collect();
         (rows.range.len(), values)
     })
+}
+
+#[test]
+fn held_rows_stay_in_their_block_and_come_back_when_unread() {
+    // What the asyncio cursor reads with its execute (`Want::Held`): never more than the
+    // current block holds, never a block fetched ahead, so every row handed out can go back.
+    let conn = connect();
+    for read_ahead in [true, false] {
+        let mut stream = BlockStream::new(Statement::new(&conn).expect("statement"));
+        count_to(&mut stream, 20_000, read_ahead);
+        assert!(stream.has_rows(&Blocking).expect("fetch"));
+        let first = stream.serve(Want::Held(8), &Blocking, |rows| {
+            (rows.range.len(), rows.range.clone())
+        });
+        assert_eq!(first, 0..8);
+        // The whole rest of the block, however many are asked for: not one row past it.
+        let rest = stream.serve(Want::Held(usize::MAX), &Blocking, |rows| {
+            (rows.range.len(), rows.range.clone())
+        });
+        assert!(
+            rest.start == 8 && rest.end > 8 && rest.end < 20_000,
+            "{rest:?}"
+        );
+        let nothing = stream.serve(Want::Held(usize::MAX), &Blocking, |rows| {
+            (rows.range.len(), rows.range.len())
+        });
+        assert_eq!(
+            nothing, 0,
+            "the block is used up: the next one is not fetched"
+        );
+        stream.unread(rest.len() + 3);
+        // The rows given back come again, from row 5 of the block, in order.
+        let again = drain(&mut stream, &[Want::Rows(5_000)], |n| n);
+        assert_eq!(
+            again,
+            (6..=20_000).collect::<Vec<_>>(),
+            "read ahead {read_ahead}"
+        );
+        stream.take_back(&Blocking);
+    }
 }

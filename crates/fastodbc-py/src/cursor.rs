@@ -27,6 +27,7 @@ use crate::rows::{convert_rows, make_row, ResultView};
 
 mod arrow;
 mod executemany;
+mod held;
 mod ingest;
 mod shared;
 
@@ -357,6 +358,7 @@ impl Cursor {
         let Some(view) = st.result.as_mut() else {
             return Err(no_results());
         };
+        view.held = 0;
         if let Some(row) = view.take_ready()? {
             return Ok(Some(row));
         }
@@ -400,6 +402,7 @@ impl Cursor {
         let Some(view) = st.result.as_mut() else {
             return Err(no_results());
         };
+        view.held = 0;
         let out = PyList::empty(py);
         let mut left = limit.unwrap_or(usize::MAX);
         // Rows `next_row` converted ahead come first, then the error that stopped it, if any.
@@ -568,6 +571,16 @@ impl Cursor {
             }
             None => Ok(py.None()),
         }
+    }
+
+    /// `held::read_held`: for the asyncio cursor, rows read with its execute.
+    fn _read_held<'py>(&self, py: Python<'py>, limit: usize) -> PyResult<Bound<'py, PyList>> {
+        self.read_held(py, limit)
+    }
+
+    /// `held::unread_held`: the rows of `_read_held` the asyncio cursor did not serve.
+    fn _unread_held(&self, py: Python<'_>, rows: &Bound<'_, PyList>) -> PyResult<()> {
+        self.unread_held(py, rows)
     }
 
     /// Skips `count` rows.

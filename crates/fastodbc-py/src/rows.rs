@@ -32,6 +32,9 @@ pub struct ResultView {
     /// The error converting the row after `ready`'s raised while rows were converted ahead:
     /// raised when the consumer gets to that row.
     pub failed: Option<PyErr>,
+    /// Rows the last `Cursor::read_held` handed out that may still be handed back (see
+    /// cursor/held.rs); any other fetch ends that.
+    pub held: usize,
 }
 
 impl ResultView {
@@ -86,6 +89,7 @@ impl ResultView {
             names,
             ready: VecDeque::new(),
             failed: None,
+            held: 0,
         })
     }
 }

@@ -49,6 +49,9 @@ class AsyncConnection(errors.WithErrorClasses):
         self._sync = connection
         thread = thread or ConnectionThread()
         self._worker = Worker(thread, connection.close)
+        # The last result was read as rows, not Arrow: the next execute reads its first rows
+        # with it (aio/cursor.py, HELD_ROWS).
+        self._reads_rows = True
         # Closed (or dropped without close()): the connection is closed on its own thread,
         # never where this object is dropped (the event loop, beside a call running there);
         # then the thread ends.

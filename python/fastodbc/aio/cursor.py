@@ -29,6 +29,14 @@ __all__ = ["AsyncCursor", "AsyncRecordBatchReader"]
 # converting this many rows.
 FETCH_SLICE = 1024
 
+# Rows read with an execute, in the same call on the connection's thread, where the
+# connection's last result was read as rows (not Arrow): a fetchone or a small fetchmany after
+# the execute is then served on the loop, without a second thread hop (about half of an
+# ``await`` execute + fetchone). At most the first block's rows: those not served go back to
+# the sync cursor before its next call (``Cursor._unread_held``), so a result read as Arrow
+# after all still gets every row.
+HELD_ROWS = 64
+
 # Coroutines returning the sync method's result.
 _AWAITED = (
     "executemany",
@@ -88,6 +96,12 @@ class AsyncCursor:
         self._connection = connection
         self._sync = cursor
         self._rows: deque[Any] = deque()  # fetched for iteration, not served yet
+        # ``_rows`` holds rows read with the execute (``HELD_ROWS``), which can go back to the
+        # sync cursor; ``_unread``: such rows handed back at the next call; ``_pending``: the
+        # error reading them met, raised by the next call that reads the result.
+        self._held = False
+        self._unread: list[Any] | None = None
+        self._pending: BaseException | None = None
         # A new cursor: nothing runs on it yet, so its state is read here once.
         self._settings = {name: getattr(cursor, name) for name in _SETTINGS}
         self._changed: dict[str, Any] = {}
@@ -107,15 +121,33 @@ class AsyncCursor:
     async def _call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         changed, self._changed = self._changed, {}
         deferred, self._deferred = self._deferred, []
+        unread, self._unread = self._unread, None
         result, self._snapshot = await self._connection._worker.run(
-            self._on_thread, changed, deferred, fn, args, kwargs, cancel=self._sync.cancel
+            self._on_thread, changed, deferred, unread, fn, args, kwargs, cancel=self._sync.cancel
         )
         return result
+
+    async def _read(self, fn: Callable[..., Any], *args: Any, _as_rows: bool = True, **kwargs: Any) -> Any:
+        """A call reading the current result (as rows, or as Arrow): the error met reading
+        rows with the execute is raised first; what it reads as is remembered for the next
+        execute (``HELD_ROWS``)."""
+        self._connection._reads_rows = _as_rows
+        if self._pending is not None:
+            error, self._pending = self._pending, None
+            raise error
+        return await self._call(fn, *args, **kwargs)
+
+    def _hand_back(self) -> None:
+        """Rows read with the execute, not served: back to the sync cursor at the next call."""
+        if self._held and self._rows:
+            self._unread = list(self._rows)
+            self._rows.clear()
 
     def _on_thread(
         self,
         changed: dict[str, Any],
         deferred: list[tuple[str, tuple[Any, ...]]],
+        unread: list[Any] | None,
         fn: Callable[..., Any],
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
@@ -126,16 +158,31 @@ class AsyncCursor:
         for name, call_args in deferred:
             getattr(cursor, name)(*call_args)
         try:
+            if unread:
+                cursor._unread_held(unread)
             return fn(*args, **kwargs), _snapshot_of(cursor)
         except BaseException:
             self._snapshot = _snapshot_of(cursor)
             raise
 
+    def _execute_holding(
+        self, execute: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[list[Any], BaseException | None]:
+        """On the connection's thread: the execute, then up to ``HELD_ROWS`` rows of its
+        result, and the error reading them met (raised by the read that gets to it, as the
+        sync cursor raises it from its fetch, not from the execute)."""
+        execute(*args, **kwargs)
+        try:
+            return self._sync._read_held(HELD_ROWS), None
+        except Exception as e:
+            return [], e
+
     async def fetchone(self) -> Row | None:
         """The next row, or None."""
         if self._rows:
+            self._connection._reads_rows = True
             return self._rows.popleft()
-        return await self._call(self._sync.fetchone)
+        return await self._read(self._sync.fetchone)
 
     async def fetchval(self) -> Any:
         """The first column of the next row, or None (as ``Cursor.fetchval``)."""
@@ -146,7 +193,7 @@ class AsyncCursor:
         """Skips ``count`` rows."""
         served = len(self._take(count))
         if count > served:
-            await self._call(self._sync.skip, count - served)
+            await self._read(self._sync.skip, count - served)
 
     async def fetchmany(self, size: int | None = None) -> list[Row]:
         """Up to ``size`` rows (``arraysize`` by default), fetched ``fetch_slice`` at a time."""
@@ -174,9 +221,11 @@ class AsyncCursor:
 
     async def _fetch(self, n: int) -> list[Any]:
         # Rows already fetched for iteration stay: fetchmany continues after them.
-        return await self._call(self._sync.fetchmany, n)
+        return await self._read(self._sync.fetchmany, n)
 
     def _take(self, n: int) -> list[Any]:
+        if n and self._rows:
+            self._connection._reads_rows = True
         return [self._rows.popleft() for _ in range(min(n, len(self._rows)))]
 
     def __aiter__(self) -> AsyncCursor:
@@ -188,11 +237,12 @@ class AsyncCursor:
             if not rows:
                 raise StopAsyncIteration
             self._rows.extend(rows)
+            self._held = False
         return self._rows.popleft()
 
     async def close(self) -> None:
         """Closes the cursor (its statement freed on the connection's thread)."""
-        self._rows.clear()
+        self._forget_result()
         await self._connection._worker.run(self._sync.close)
         self._release.detach()
 
@@ -208,9 +258,15 @@ class AsyncCursor:
     ) -> AsyncRecordBatchReader:
         """The rest of the result as record batches: ``async for batch in
         cur.fetch_record_batch():`` (each batch built on the connection's thread)."""
+        self._hand_back()
         if self._rows:
             raise ProgrammingError("HY010", "fetch_record_batch: rows fetched ahead for iteration are not served yet")
         return AsyncRecordBatchReader(self, batch_rows, batch_bytes)
+
+    def _forget_result(self) -> None:
+        self._rows.clear()
+        self._held = False
+        self._unread = self._pending = None
 
     async def __aenter__(self) -> AsyncCursor:
         return self
@@ -229,7 +285,7 @@ class AsyncRecordBatchReader:
 
     async def _open(self) -> Any:
         if self._reader is None:
-            reader = await self._cursor._call(self._cursor._sync.fetch_record_batch, *self._args)
+            reader = await self._cursor._read(self._cursor._sync.fetch_record_batch, *self._args, _as_rows=False)
             # The reader holds the statement until it is read or closed: dropped, it is closed
             # on the connection's thread (as AsyncCursor's).
             self._release = weakref.finalize(self, self._cursor._connection._worker.thread.release, reader.close)
@@ -298,13 +354,21 @@ def _next_or_none(reader: Any) -> Any:
 
 
 def _awaited(name: str, returns_self: bool) -> Callable[..., Any]:
-    new_result, reads_rest = name in _NEW_RESULT, name in _READS_REST
+    new_result, reads_rest, holds = name in _NEW_RESULT, name in _READS_REST, name == "execute"
 
     async def method(self: AsyncCursor, *args: Any, **kwargs: Any) -> Any:
         if new_result:
-            self._rows.clear()
-        elif reads_rest and self._rows:
-            raise ProgrammingError("HY010", f"{name}: rows fetched ahead for async iteration are not served yet")
+            self._forget_result()
+        elif reads_rest:
+            self._hand_back()
+            if self._rows:
+                raise ProgrammingError("HY010", f"{name}: rows fetched ahead for async iteration are not served yet")
+            return await self._read(getattr(self._sync, name), *args, _as_rows=False, **kwargs)
+        if holds and self._connection._reads_rows:
+            rows, self._pending = await self._call(self._execute_holding, self._sync.execute, args, kwargs)
+            self._rows.extend(rows)
+            self._held = True
+            return self
         result = await self._call(getattr(self._sync, name), *args, **kwargs)
         return self if returns_self else result
 

@@ -19,6 +19,7 @@ from .connection import AsyncConnection
 
 
 FETCH_SLICE: int
+HELD_ROWS: int
 TABLES: dict[str, tuple[str, ...]]
 
 class AsyncCursor:
