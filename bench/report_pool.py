@@ -1,6 +1,7 @@
 """The connection pool and asyncio section of the report (issue 20): pool checkout against a cold
 connect, tasks on the async pool against threads on the sync pool, the event loop's lag while a
-long result is fetched, and the cost of an ``await`` per call; and their targets.
+long result is fetched, and the cost of an ``await`` per call; another thread's ``SELECT 1`` while
+one thread iterates a long result (issue 33's fairness); and their targets.
 
     python bench/report_pool.py [RESULTS.json]   # this section alone, from any run
 
@@ -34,13 +35,18 @@ from report_base import (  # noqa: E402
     verdict_of,
 )
 
-OPS = ("pool", "aio_concurrency", "aio_lag", "aio_overhead")
+OPS = ("pool", "aio_concurrency", "aio_lag", "aio_overhead", "fairness")
 #: The background write-up's pool speedup over a cold connect (issue 20's bar).
 POOL_BAR = 72.0
 #: Issue 20's bar for the ticker's delay.
 LAG_BAR = 0.005
 #: Where the pool's and the lag's bars are judged: the servers (SQLite is shown).
 POOL_JUDGED = profiles.SERVERS
+#: Issue 33's bar for another thread's ``SELECT 1`` at p99 while one thread iterates a long result.
+FAIRNESS_BAR = 0.005
+#: Where it is judged: issue 33 names MariaDB; the other server reads through the same GIL, and
+#: SQLite (its engine in the client, on the same 2 cores as the hog) is shown.
+FAIRNESS_JUDGED = profiles.SERVERS
 
 COLD = "fastodbc connect"
 POOLED = "fastodbc ConnectionPool"
@@ -58,6 +64,9 @@ COLD_OF = {
 TASKS = "fastodbc AsyncConnectionPool, tasks"
 THREADS = "fastodbc ConnectionPool, threads"
 LAG_JUDGED = ("fastodbc await fetchall", "fastodbc async for")
+#: The client the fairness bar is for, and the one beside it (what a user has today).
+FAIR = "fastodbc"
+FAIR_REFERENCE = "pyodbc"
 
 
 def has_pool(results: dict) -> bool:
@@ -213,6 +222,40 @@ def overhead_table(results: dict) -> str:
     return table(head, peer_rows(cases_of(results, "aio_overhead"), row, len(head)), "llrrrrrrr")
 
 
+def fairness_table(results: dict) -> str:
+    def row(c: dict, peer: str) -> list[str]:
+        hogged, alone = metric(c, peer, "hog_rows_per_s"), metric(c, peer, "hog_alone_rows_per_s")
+        return [
+            peer,
+            fmt_s(metric(c, peer, "latency_p50_s")),
+            fmt_s(metric(c, peer, "latency_p99_s")),
+            fmt_s(metric(c, peer, "latency_max_s")),
+            fmt_s(metric(c, peer, "latency_max_s_worst")),
+            fmt_s(metric(c, peer, "own_latency_p99_s")),
+            f"{metric(c, peer, 'samples'):,.0f}",
+            fmt_s(metric(c, peer, "idle_latency_p50_s")),
+            fmt_s(metric(c, peer, "idle_latency_p99_s")),
+            f"{hogged:,.0f}" if hogged else "-",
+            f"{alone:,.0f}" if alone else "-",
+        ]
+
+    head = [
+        "backend",
+        "client",
+        "p50 with the hog",
+        "p99",
+        "max",
+        "worst rep's max",
+        "p99, less CPU wait",
+        "calls",
+        "p50 without",
+        "p99 without",
+        "hog's rows/s",
+        "hog's rows/s alone",
+    ]
+    return table(head, peer_rows(cases_of(results, "fairness"), row, len(head)), "llrrrrrrrrrr")
+
+
 def load_line(results: dict, op: str) -> list[str]:
     """The host's load average (1 min) at the start and the end of each case of ``op``."""
     cells = [
@@ -326,6 +369,40 @@ def targets(results: dict) -> list[tuple[str, str, str]]:
                 oks.append(v < LAG_BAR)
         if figs:
             out.append((target, "; ".join(figs), verdict_of([status(ok, True) for ok in oks])))
+    figs, statuses = [], []
+    for c in cases_of(results, "fairness"):
+        b, judged = c["backend"][:2], c["backend"] in FAIRNESS_JUDGED
+        p99 = metric(c, FAIR, "latency_p99_s")
+        if p99 is None:
+            figs.append(f"{b} -")
+            if judged:
+                statuses.append(status(False if med(c, FAIR) is None else None, True))
+            continue
+        beside = [
+            f"{name} {fmt_s(v)}"
+            for name, v in (
+                ("no hog", metric(c, FAIR, "idle_latency_p99_s")),
+                (FAIR_REFERENCE, metric(c, FAIR_REFERENCE, "latency_p99_s")),
+            )
+            if v is not None
+        ]
+        more = f" ({', '.join(beside)})" if beside else ""
+        figs.append(f"{b} {fmt_s(p99)}{more}{'' if judged else ', shown'}")
+        if judged:
+            statuses.append(status(p99 < FAIRNESS_BAR, True))
+    if figs:
+        rows = [c.get("expected_rows") or 0 for c in cases_of(results, "fairness")]
+        long = f"{max(rows):,}-row" if rows and max(rows) else "long"
+        out.append(
+            (
+                f"Fairness (issue 33): while one thread iterates a {long} result (`for row in cur`), another"
+                f" thread's `SELECT 1` + `fetchone` < {FAIRNESS_BAR * 1e3:.0f} ms at p99 (fastodbc, median of the"
+                " repetitions' p99; judged on MariaDB and PostgreSQL, SQLite shown; beside it the p99 with no"
+                " hog and pyodbc's with the hog)",
+                "; ".join(figs),
+                verdict_of(statuses),
+            )
+        )
     figs = []
     for c in cases_of(results, "aio_overhead"):
         for peer in c["peers"]:
@@ -376,6 +453,14 @@ def section(results: dict) -> list[str]:
         "",
         overhead_table(results),
         *load_line(results, "aio_overhead"),
+        "",
+        "#### Fairness: another thread's `SELECT 1` + `fetchone` (a new cursor a call, on a connection of its"
+        " own) while one thread iterates a long result with `for row in cur` (the hog), and with no hog (latency"
+        " per call; medians of each repetition's figures; \"less CPU wait\": each call less the calling thread's"
+        " run-queue wait in it)",
+        "",
+        fairness_table(results),
+        *load_line(results, "fairness"),
         "",
     ]
 

@@ -14,9 +14,9 @@ the same case, bench/report_arrow.py).
 Case families beyond the fetch cases of issue 3 are selected the same way, by ``--only``: the
 Arrow cases of issue 18 (``--only arrow --only record_batch --only " df"``), the bulk loads and
 exports of issue 19 (``--only ingest --only export``: bench/bulk.py), the pool and asyncio cases
-of issue 20 (``--only pool --only aio``: bench/pooling.py), the partitioned reads of
-``fastodbc.partition`` and ``fastodbc.dask`` (``--only parallel``: bench/partitioning.py). A run loads
-only the datasets its cases read.
+of issue 20 with issue 33's fairness (``--only pool --only aio --only fairness``:
+bench/pooling.py), the partitioned reads of ``fastodbc.partition`` and ``fastodbc.dask``
+(``--only parallel``: bench/partitioning.py). A run loads only the datasets its cases read.
 
 PostgreSQL: the benchmark's own persistent cluster (bench/pg.sh), started and stopped here unless
 FASTODBC_BENCH_PG / FASTODBC_BENCH_PG_DSN already point at a server. Datasets are generated and
@@ -394,15 +394,15 @@ def summarise(case: dict, label: str, reps: list[dict]) -> dict:
 
 def summarise_metrics(reps: list[dict]) -> dict[str, Any]:
     """The pool and asyncio cases' figures beside the time (bench/worker_pool.py): the median of
-    each number over the repetitions, and ``<name>_worst`` for the maximal delays (the worst
-    repetition's)."""
+    each number over the repetitions, and ``<name>_worst`` for the maximal delays and latencies
+    (the worst repetition's)."""
     out: dict[str, Any] = {}
     for key in sorted({k for r in reps for k in r}):
         values = [r[key] for r in reps if isinstance(r.get(key), (int, float)) and not isinstance(r.get(key), bool)]
         if not values:
             continue
         out[key] = statistics.median(values)
-        if key.endswith("lag_max_s"):
+        if key.endswith(("lag_max_s", "latency_max_s")):
             out[f"{key}_worst"] = max(values)
     return out
 

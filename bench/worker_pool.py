@@ -1,11 +1,14 @@
-"""The pool and asyncio measurements of issue 20 (cases: bench/pooling.py), run by bench/worker.py in
-a fresh process per measurement like every other operation.
+"""The pool and asyncio measurements of issue 20 and the fairness case of issue 33 (cases:
+bench/pooling.py), run by bench/worker.py in a fresh process per measurement like every other
+operation.
 
 ``measure(spec)`` does the untimed part (imports, connects, a pool filled and warmed up), times
 the operation with ``time.perf_counter`` and returns ``seconds`` (per operation for ``pool`` and
-``aio_overhead``, the whole work for ``aio_concurrency`` and ``aio_lag``), ``rows`` and
-``metrics`` (figures beside the time: the lag ticker's delays, the sync calls' times, the pools'
-statistics, the process's CPU time per operation). Peers (``peer`` / ``how``):
+``aio_overhead``, the whole work for ``aio_concurrency`` and ``aio_lag``, the ``SELECT 1``'s p99
+latency for ``fairness``), ``rows`` (``fairness``: the ``SELECT 1`` calls) and ``metrics``
+(figures beside the time: the lag ticker's delays, the sync calls' times, the pools' statistics,
+the process's CPU time per operation, the latencies with and without the hog). Peers (``peer`` /
+``how``):
 
 - ``pool``: fastodbc / cold (``connect``, cursor, ``SELECT 1``, ``fetchone``, ``close``), pool
   (``with pool.connection() as c:`` the same query; a ``ConnectionPool`` of 4, psycopg_pool's
@@ -20,6 +23,7 @@ statistics, the process's CPU time per operation). Peers (``peer`` / ``how``):
   psycopg / fetchall (``AsyncCursor``).
 - ``aio_overhead``: fastodbc (``AsyncConnection`` and its ``sync_connection``), psycopg
   (``AsyncConnection`` and a ``Connection``).
+- ``fairness``: fastodbc, pyodbc (the same code through each module).
 
 Every connection has autocommit off (the DB-API default), so a ``SELECT 1`` opens a transaction:
 the pools end it when the connection comes back (psycopg_pool and fastodbc's ``connection()``
@@ -37,9 +41,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from pooling import LAG_BAR, OPS
+from pooling import FAIRNESS_BAR, LAG_BAR, OPS
 
-__all__ = ["LAG_BAR", "OPS", "measure"]
+__all__ = ["FAIRNESS_BAR", "LAG_BAR", "OPS", "measure"]
 
 #: The pools of the ``pool`` case: psycopg_pool's default ``min_size`` (fastodbc's too).
 POOL_MIN = 4
@@ -50,6 +54,8 @@ IDLE_S = 0.3
 BLOCK = 50
 #: The largest delays kept, with when they happened (for the profile of where the loop waits).
 WORST = 8
+#: ``SELECT 1`` calls on each of the fairness case's connections before anything is timed.
+FAIRNESS_WARM = 20
 
 
 # ---------------------------------------------------------------------------------------------
@@ -568,6 +574,129 @@ async def _overhead(spec: dict[str, Any]) -> dict[str, Any]:
     return {"seconds": per["async_both"], "rows": done, "metrics": metrics}
 
 
+# ---------------------------------------------------------------------------------------------
+# fairness: another thread's SELECT 1 while one thread iterates a long result
+
+
+class Hog:
+    """A thread iterating a long result row by row (``for row in cur``), as an application reading
+    a big result does. Its rows are converted with the GIL held; a thread coming back from a driver
+    call asks for it and may wait ``sys.getswitchinterval()`` (5 ms) each time: a ``SELECT 1`` takes
+    it back after each of its driver calls (execute, fetchone, ...), so the waits add up (the GIL
+    convoy)."""
+
+    def __init__(self, conn: Any, sql: str) -> None:
+        self.conn, self.sql = conn, sql
+        self.iterating = threading.Event()  # execute returned: the rows are being converted
+        self.done = threading.Event()
+        self.rows = 0
+        self.start = self.end = 0.0  # of the iteration (perf_counter)
+        self.error: Exception | None = None
+        # A daemon: a measurement that failed on the main thread does not wait for the last rows.
+        self.thread = threading.Thread(target=self._run, name="hog", daemon=True)
+
+    def _run(self) -> None:
+        try:
+            cur = self.conn.cursor()
+            cur.execute(self.sql)
+            self.start = time.perf_counter()
+            self.iterating.set()
+            n = 0
+            # enumerate counts in C: the loop is ``for row in cur: pass``, nothing more held.
+            for n, _row in enumerate(cur, 1):  # noqa: B007 - n is the rows read, after the loop
+                pass
+            self.end = time.perf_counter()
+            self.rows = n
+            cur.close()
+        except Exception as e:  # noqa: BLE001 - raised again on the measuring thread (finish)
+            self.error = e
+        finally:
+            self.iterating.set()
+            self.done.set()
+
+    def begin(self) -> None:
+        """Starts the thread; returns once it iterates (the execute, the driver's work with the GIL
+        released, is no part of the case)."""
+        self.thread.start()
+        self.iterating.wait()
+
+    def finish(self, expected: int | None) -> float:
+        """Joins the thread; the iteration's rows/s."""
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        if expected is not None and self.rows != expected:
+            raise AssertionError(f"the hog read {self.rows} rows, expected {expected}")
+        return self.rows / (self.end - self.start)
+
+
+def probe(conn: Any, sql: str, stop: Callable[[], bool]) -> list[tuple[float, float, float]]:
+    """``SELECT 1`` + ``fetchone`` until ``stop()``: (when the call began, its latency, the calling
+    thread's wait for a CPU in it) per call. A new cursor a call, as a request handler on a
+    connection kept open (or a pool's) makes one."""
+    clock, waited = time.perf_counter, run_delay_reader()
+    samples: list[tuple[float, float, float]] = []
+    keep = samples.append
+    while not stop():
+        t, q = clock(), waited()
+        conn.cursor().execute(sql).fetchone()
+        keep((t, clock() - t, waited() - q))
+    return samples
+
+
+def latency_figures(samples: list[tuple[float, float]], prefix: str = "") -> dict[str, Any]:
+    """p50, p99 and max of the latencies, the p99 of each less its CPU wait (``own_``: what the
+    process itself made the call wait, the GIL among it) and the calls at or over the bar."""
+    out: dict[str, Any] = {f"{prefix}samples": len(samples)}
+    if not samples:
+        return out
+    ordered = sorted(d for d, _ in samples)
+    own = sorted(max(0.0, d - q) for d, q in samples)
+    p99 = min(len(ordered) - 1, int(0.99 * len(ordered)))
+    out[f"{prefix}latency_p50_s"] = statistics.median(ordered)
+    out[f"{prefix}latency_p99_s"] = ordered[p99]
+    out[f"{prefix}latency_max_s"] = ordered[-1]
+    out[f"{prefix}own_latency_p99_s"] = own[p99]
+    out[f"{prefix}over_bar"] = sum(d >= FAIRNESS_BAR for d in ordered)
+    return out
+
+
+def measure_fairness(spec: dict[str, Any]) -> dict[str, Any]:
+    """The hog alone (its rows/s, and the long query run once before it counts), the ``SELECT 1``
+    loop alone for ``reference_s``, then the loop on the main thread while the hog iterates on
+    its own, until it ends. Two connections, autocommit off as by default."""
+    module = __import__(spec["peer"])  # fastodbc or pyodbc: the same DB-API calls
+    sql, probe_sql, skip, expected = spec["sql"], spec["probe_sql"], spec["skip"], spec.get("expected_rows")
+    hog_conn, conn = module.connect(spec["cs"]), module.connect(spec["cs"])
+    for c in (hog_conn, conn):
+        for _ in range(FAIRNESS_WARM):
+            c.cursor().execute(probe_sql).fetchone()
+    alone = Hog(hog_conn, sql)
+    alone.begin()
+    alone_rows_per_s = alone.finish(expected)
+    deadline = time.perf_counter() + spec["reference_s"]
+    idle = probe(conn, probe_sql, lambda: time.perf_counter() >= deadline)[skip:]
+    hog = Hog(hog_conn, sql)
+    hog.begin()
+    hogged = probe(conn, probe_sql, hog.done.is_set)
+    rows_per_s = hog.finish(expected)
+    conn.close()
+    hog_conn.close()
+    # The calls that began while the hog iterated (the last may end after it).
+    during = [(d, q) for t, d, q in hogged if t < hog.end][skip:]
+    if not during:
+        raise RuntimeError(f"the hog ended before a SELECT 1 past the first {skip} ({len(hogged)} calls)")
+    metrics = latency_figures(during)
+    metrics.update(latency_figures([(d, q) for _, d, q in idle], "idle_"))
+    metrics.update(
+        hog_rows=hog.rows,
+        hog_s=hog.end - hog.start,
+        hog_rows_per_s=rows_per_s,
+        hog_alone_rows_per_s=alone_rows_per_s,
+    )
+    return {"seconds": metrics["latency_p99_s"], "rows": len(during), "metrics": metrics}
+
+
 def measure(spec: dict[str, Any]) -> dict[str, Any]:
     gc.collect()
     op = spec["op"]
@@ -579,4 +708,6 @@ def measure(spec: dict[str, Any]) -> dict[str, Any]:
         return measure_lag(spec)
     if op == "aio_overhead":
         return measure_overhead(spec)
+    if op == "fairness":
+        return measure_fairness(spec)
     raise ValueError(f"no pool operation {op}")

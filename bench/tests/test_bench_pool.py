@@ -1,6 +1,7 @@
-"""The pool and asyncio cases of issue 20: bench/report_pool.py's verdicts and tables on runs made
-up case by case, bench/run.py's summary of the measurements' figures, the lag ticker's figures
-(bench/worker_pool.py), and every measurement run once at a tiny size on SQLite (no server)."""
+"""The pool and asyncio cases of issue 20 and the fairness case of issue 33: bench/report_pool.py's
+verdicts and tables on runs made up case by case, bench/run.py's summary of the measurements'
+figures, the lag ticker's figures (bench/worker_pool.py), and every measurement run once at a tiny
+size on SQLite (no server)."""
 
 from __future__ import annotations
 
@@ -176,6 +177,47 @@ def test_overhead_is_shown_without_a_bar_and_the_section_only_with_these_cases()
     assert "error" not in text
 
 
+def fairness(backend: str, p99: float, pyodbc_p99: float) -> dict:
+    def figures(p99: float) -> dict:
+        return {
+            "latency_p50_s": 50e-6,
+            "latency_p99_s": p99,
+            "latency_max_s": 2 * p99,
+            "latency_max_s_worst": 3 * p99,
+            "own_latency_p99_s": p99 / 2,
+            "samples": 1500,
+            "idle_latency_p50_s": 40e-6,
+            "idle_latency_p99_s": 90e-6,
+            "hog_rows_per_s": 800_000,
+            "hog_alone_rows_per_s": 1_000_000,
+        }
+
+    return case(
+        "fairness",
+        backend,
+        {"fastodbc": peer(p99, 1500, **figures(p99)), "pyodbc": peer(pyodbc_p99, 1500, **figures(pyodbc_p99))},
+        200_000,
+    )
+
+
+def test_fairness_bar_on_the_servers_with_sqlite_shown() -> None:
+    run_ = {"cases": [fairness("sqlite", 0.012, 0.001), fairness("mariadb", 0.002, 0.0003)]}
+    figure, verdict = target(run_, "Fairness")
+    assert figure == "sq 12.0 ms (no hog 90.0 µs, pyodbc 1.0 ms), shown; ma 2.0 ms (no hog 90.0 µs, pyodbc 300.0 µs)"
+    assert verdict == "met"
+    assert "200,000-row result" in next(t[0] for t in pool_report.targets(run_) if t[0].startswith("Fairness"))
+    slow = {"cases": [fairness("mariadb", 0.006, 0.0003)]}
+    assert target(slow, "Fairness") == ("ma 6.0 ms (no hog 90.0 µs, pyodbc 300.0 µs)", "not met")
+    failed = {"cases": [case("fairness", "mariadb", {"fastodbc": peer(None), "pyodbc": peer(3e-4)})]}
+    assert target(failed, "Fairness") == ("ma -", "not met")
+    text = pool_report.fairness_table(run_)
+    assert (
+        "| mariadb | fastodbc | 50.0 µs | 2.0 ms | 4.0 ms | 6.0 ms | 1.0 ms | 1,500 | 40.0 µs | 90.0 µs | 800,000"
+        " | 1,000,000 |"
+    ) in text
+    assert "#### Fairness: another thread's `SELECT 1`" in "\n".join(pool_report.section(run_))
+
+
 def test_run_summarises_the_figures_beside_the_time() -> None:
     reps = [
         {"seconds": 1.0, "rows": 10, "metrics": {"lag_max_s": 0.004, "over_bar": 0, "worst": [[1.0, 4.0, 0.1]]}},
@@ -190,6 +232,13 @@ def test_run_summarises_the_figures_beside_the_time() -> None:
     assert s["metrics"] == {"lag_max_s": 0.006, "lag_max_s_worst": 0.020, "over_bar": 1}
     bad = run.summarise({"op": "aio_lag", "expected_rows": 11}, "x", reps[:1])
     assert bad["error"] == "fetched 10 rows, expected 11"
+    # The fairness case's largest latency too; its rows are the SELECT 1 calls, not the result's.
+    calls = [
+        {"seconds": 1e-3, "rows": 900, "rss_before": 1, "maxrss": 2, "metrics": {"latency_max_s": m}}
+        for m in (0.004, 0.009, 0.005)
+    ]
+    s = run.summarise({"op": "fairness", "expected_rows": 200_000}, "fastodbc", calls)
+    assert s["metrics"] == {"latency_max_s": 0.005, "latency_max_s_worst": 0.009} and s["error"] is None
 
 
 def test_lag_figures_split_the_cpu_wait_off() -> None:
@@ -205,9 +254,13 @@ def test_cases_and_selection() -> None:
     cases = pooling.build_cases("quick", ["sqlite"])
     assert [c["op"] for c in cases] == list(pooling.OPS)
     names = [f"{c['backend']} {c['dataset']} {c['op']}" for c in cases]
-    # --only pool --only aio selects the family and nothing else.
-    assert all(any(o in n for o in ("pool", "aio")) for n in names)
+    # --only pool --only aio --only fairness selects the family and nothing else.
+    assert all(any(o in n for o in ("pool", "aio", "fairness")) for n in names)
     assert run.case_reps(cases[0], 3) == pooling.REPS["pool"]
+    (fair,) = [c for c in cases if c["op"] == "fairness"]
+    assert fair["sql"] == pooling.lag_sql("sqlite", pooling.LAG_ROWS["quick"])
+    assert [p["peer"] for p in fair["peers"]] == ["fastodbc", "pyodbc"]
+    assert run.case_reps(fair, 3) == pooling.REPS["fairness"]
 
 
 @pytest.fixture
@@ -223,6 +276,8 @@ def test_every_measurement_runs_on_sqlite(sqlite_lag: dict) -> None:
     small = {"pool": {"inner": 20}, "aio_concurrency": {"tasks": 6, "per_task": 2, "pool_size": 2}}
     small["aio_overhead"] = {"calls": 100}
     for op, c in sqlite_lag.items():
+        if op == "fairness":  # a longer result: test_fairness_runs_on_sqlite
+            continue
         for p in c["peers"]:
             spec = {k: v for k, v in c.items() if k != "peers"}
             spec.update(p, **small.get(op, {}))
@@ -235,3 +290,30 @@ def test_every_measurement_runs_on_sqlite(sqlite_lag: dict) -> None:
                 assert r["rows"] == 12
             if op == "aio_overhead":
                 assert {"async_both_s", "sync_both_s", "async_exec_s", "sync_exec_s"} <= set(r["metrics"])
+
+
+#: Rows enough for the hog to outlast a few SELECT 1 calls when each waits 5 ms for the GIL
+#: several times (~0.1 s of fastodbc's iteration on a loaded 2-core host).
+FAIRNESS_ROWS = 100_000
+
+
+def test_fairness_runs_on_sqlite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each peer once, on a short reference loop: the figures are there and consistent (no
+    timing target: the host's load decides the latencies)."""
+    monkeypatch.setattr(pooling, "SQLITE_PATH", tmp_path / "pool.sqlite")
+    monkeypatch.setitem(pooling.LAG_ROWS, "quick", FAIRNESS_ROWS)
+    pooling.prepare("quick", ["sqlite"], log=lambda _: None)
+    (c,) = [c for c in pooling.build_cases("quick", ["sqlite"]) if c["op"] == "fairness"]
+    for p in c["peers"]:
+        spec = {k: v for k, v in c.items() if k != "peers"}
+        spec.update(p, reference_s=0.05, skip=1)
+        r = worker_pool.measure(spec)
+        m = r["metrics"]
+        assert r["rows"] == m["samples"] > 0 and m["idle_samples"] > 0, p
+        for prefix in ("", "idle_"):
+            p50, p99, top = (m[f"{prefix}latency_{k}_s"] for k in ("p50", "p99", "max"))
+            assert 0 < p50 <= p99 <= top, (p, prefix)
+            assert 0 <= m[f"{prefix}own_latency_p99_s"] <= p99
+        assert r["seconds"] == m["latency_p99_s"]
+        assert m["hog_rows"] == FAIRNESS_ROWS and m["hog_s"] > 0
+        assert m["hog_rows_per_s"] > 0 and m["hog_alone_rows_per_s"] > 0
