@@ -208,3 +208,30 @@ def test_close_from_another_thread_stops_an_execution(db, backend, connect, clos
         if closer == "cursor":
             assert cnxn.cursor().execute("SELECT 1").fetchval() == 1
     assert connect().cursor().execute("SELECT 3").fetchval() == 3
+
+
+@pytest.mark.parametrize("read", ["iterate", "fetchall"])
+def test_a_long_conversion_gives_way_to_other_threads_round_trips(backend, connect, read):
+    # One thread converts a long result; another makes round trips meanwhile. Each of the
+    # second thread's returns from the driver makes the first give the GIL up mid-block
+    # (crates/fastodbc-py/src/gil_turns.rs): both still read every value they should, in
+    # order. (How long the round trips wait is the benchmark's fairness case.)
+    n = 200_000
+    label = backend.concat("'row-'", "CAST(i AS VARCHAR(12))")
+    sql = f"SELECT i, {label} FROM ({backend.series(n)}) q ORDER BY i"
+    hog, prober = connect(), connect()
+    one = backend.series(3)
+
+    def convert():
+        cur = hog.cursor().execute(sql)
+        rows = list(cur) if read == "iterate" else cur.fetchall()
+        return [tuple(r) for r in rows]
+
+    thread, outcome = _run_in_thread(convert)
+    answers = []
+    while thread.is_alive() and len(answers) < 5000:
+        answers.append(prober.cursor().execute(f"SELECT MAX(i) FROM ({one}) q").fetchone()[0])
+    thread.join(120)
+    assert "error" not in outcome, outcome.get("error")
+    assert outcome["value"] == [(i, f"row-{i}") for i in range(1, n + 1)]
+    assert answers and set(answers) == {3}

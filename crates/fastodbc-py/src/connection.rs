@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
 
 use crate::errors::{self, IntoPyResult};
+use crate::gil_turns;
 use crate::info;
 use crate::lock::{lock, lock_within};
 use crate::params::Refuse;
@@ -138,7 +139,7 @@ impl Connection {
                 "Attempt to use a closed connection.",
             ));
         };
-        py.allow_threads(|| f(conn)).py(py)
+        gil_turns::detached(py, || f(conn)).py(py)
     }
 }
 

@@ -21,6 +21,7 @@ use pyo3::types::{PyList, PyTuple};
 use crate::connection::{Connection, Settings};
 use crate::errors::{self, IntoPyResult};
 use crate::flags::ModuleFlags;
+use crate::gil_turns;
 use crate::lock::lock;
 use crate::params::to_param;
 use crate::rows::{convert_rows, make_row, ResultView};
@@ -229,9 +230,10 @@ impl Cursor {
         let decoding = &settings.decoding;
         let flags = ModuleFlags::read(py);
         let lowercase = lowercase || flags.lowercase;
-        let has_result = py
-            .allow_threads(|| stmt.open_result(decoding, settings.budget, lowercase))
-            .py(py)?;
+        let has_result = gil_turns::detached(py, || {
+            stmt.open_result(decoding, settings.budget, lowercase)
+        })
+        .py(py)?;
         let messages = message_tuples(&stmt.messages);
         let float_digits = stmt.strategy().float_digits;
         if let (true, Some(rs), 1..) = (has_result, stmt.result.as_ref(), float_digits) {
@@ -311,7 +313,7 @@ impl Cursor {
             && manual
             && conn.shared.txn_dirty.load(Ordering::Acquire);
         let gate = &self.shared.cancel;
-        let r = py.allow_threads(|| {
+        let r = gil_turns::detached(py, || {
             stmt.reset();
             if !values.is_empty() {
                 stmt.bind_params(ParamBatch::build(&[values], opts, &[])?)?;
@@ -359,6 +361,7 @@ impl Cursor {
             return Err(no_results());
         };
         view.held = 0;
+        gil_turns::yield_to_returning(py);
         if let Some(row) = view.take_ready()? {
             return Ok(Some(row));
         }
@@ -447,7 +450,7 @@ pub(crate) struct ReleaseGil<'py>(pub(crate) Python<'py>);
 
 impl Waiting for ReleaseGil<'_> {
     fn wait<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
-        self.0.allow_threads(f)
+        gil_turns::detached(self.0, f)
     }
 }
 
@@ -610,7 +613,7 @@ impl Cursor {
         let st = &mut *guard;
         st.result = None;
         let stmt = self.statement(py, st)?;
-        let more = py.allow_threads(|| stmt.more_results()).py(py)?;
+        let more = gil_turns::detached(py, || stmt.more_results()).py(py)?;
         if !more {
             st.rowcount = -1;
             return Ok(false);

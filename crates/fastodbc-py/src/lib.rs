@@ -8,6 +8,7 @@ mod convert;
 mod cursor;
 mod errors;
 mod flags;
+mod gil_turns;
 mod info;
 mod linked;
 mod lock;

@@ -13,6 +13,7 @@ use pyo3::types::{PyBool, PyString, PyTuple};
 
 use crate::convert::{type_code, Converter};
 use crate::flags::ModuleFlags;
+use crate::gil_turns;
 use crate::row::{new_row, ColumnMap};
 
 /// What the current result set needs to turn block cells into rows.
@@ -94,6 +95,10 @@ impl ResultView {
     }
 }
 
+/// Rows converted between two looks for a thread waiting to take the GIL back
+/// (`gil_turns`): some tens of microseconds of conversion.
+const YIELD_ROWS: usize = 64;
+
 /// Converts `rows` of `block` in order into `sink`, stopping at the first error: returns the
 /// row after the last one converted (the failing row included: as in pyodbc, a row that
 /// raises is consumed) and the error.
@@ -107,6 +112,9 @@ pub fn convert_rows<'py>(
     let _paused = view.pause_collector.then(|| CollectorPaused::new(py));
     let prepared = block.notes.get::<PreparedRows>();
     for r in rows.clone() {
+        if r % YIELD_ROWS == 0 {
+            gil_turns::yield_to_returning(py);
+        }
         if let Err(e) = make_row(py, view, block, prepared, r).and_then(&mut sink) {
             return (r + 1, Err(e));
         }
