@@ -505,3 +505,69 @@ fn text_is_checked_utf8_and_a_bad_byte_is_named() {
         }
     }
 }
+
+/// Integers bound as `SQL_C_SBIGINT` are appended a block run at a time (`convert::int_run`),
+/// or value by value where a driver wrote a narrower integer and said so: both give, for every
+/// range of rows, what each value read alone gives (NULLs, indicators of 0 and `SQL_NO_TOTAL`
+/// meaning the whole element, a 2-byte integer), and refuse a value out of the column's range
+/// naming its row.
+#[test]
+fn integer_runs_give_what_each_value_gives() {
+    let plan = ResultPlan::new(vec![column(ffi::SQL_BIGINT, TextCodec::Utf8)], 1 << 16);
+    let xs: Vec<i64> = vec![7, -1, i64::MAX, 0, 40_000, -3, 12, i64::MIN];
+    let values: Vec<Option<Vec<u8>>> = xs
+        .iter()
+        .enumerate()
+        .map(|(i, x)| (i != 3).then(|| x.to_ne_bytes().to_vec()))
+        .collect();
+    for narrow in [false, true] {
+        let mut block = RowBlock::new(&plan, 8);
+        fill(&mut block, 0, &values);
+        block.bound[0].ind[1] = 0;
+        block.bound[0].ind[5] = ffi::SQL_NO_TOTAL;
+        if narrow {
+            // A 2-byte integer where a driver wrote one (MariaDB's catalog SMALLINTs).
+            block.bound[0].ind[6] = 2;
+        }
+        let want = |row: usize| -> Option<i64> {
+            match row {
+                3 => None,
+                6 if narrow => Some(i64::from(i16::from_ne_bytes([12, 0]))),
+                _ => Some(xs[row]),
+            }
+        };
+        let values = block.column(0).expect("column");
+        let arrow = ArrowColumn::for_plan(&plan.columns[0], false, &TypeOptions::default());
+        for start in 0..8 {
+            for end in start..=8 {
+                let mut batch = Batch::new(std::slice::from_ref(&arrow), 8);
+                batch.columns[0]
+                    .append(&values, start..end, 0)
+                    .expect("append");
+                batch.rows = end - start;
+                let schema = Arc::new(crate::schema_of(std::slice::from_ref(&arrow)));
+                let rb = batch.finish(schema).expect("finish");
+                let got = rb.column(0).as_primitive::<Int64Type>();
+                let got: Vec<Option<i64>> = (0..got.len())
+                    .map(|i| got.is_valid(i).then(|| got.value(i)))
+                    .collect();
+                let expected: Vec<Option<i64>> = (start..end).map(want).collect();
+                assert_eq!(got, expected, "rows {start}..{end}, narrow {narrow}");
+            }
+        }
+    }
+    // Out of an INTEGER column's range (Int32), in a run: refused naming the row.
+    let int = ResultPlan::new(vec![column(ffi::SQL_INTEGER, TextCodec::Utf8)], 1 << 16);
+    let mut block = RowBlock::new(&int, 4);
+    let wide: Vec<Option<Vec<u8>>> = [1i64, 2, 1 << 40]
+        .iter()
+        .map(|v| Some(v.to_ne_bytes().to_vec()))
+        .collect();
+    fill(&mut block, 0, &wide);
+    let arrow = ArrowColumn::for_plan(&int.columns[0], false, &TypeOptions::default());
+    let mut batch = Batch::new(std::slice::from_ref(&arrow), 4);
+    let e = batch.columns[0]
+        .append(&block.column(0).expect("column"), 0..3, 50)
+        .expect_err("2^40 in an Int32");
+    assert!(e.to_string().contains("row 53"), "{e}");
+}

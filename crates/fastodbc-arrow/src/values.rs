@@ -343,6 +343,8 @@ fn ints<T: Default + TryFrom<i64>>(
 ) -> Result<()> {
     if text {
         convert::int_texts(v, nulls, values, rows, at, t)
+    } else if let Some(run) = convert::bigint_run(values, &rows) {
+        convert::int_run(v, nulls, run, rows.start, at, t)
     } else {
         fill(v, nulls, values, rows, |b, r| {
             at.narrow(convert::int(b, r, at)?, r, t)

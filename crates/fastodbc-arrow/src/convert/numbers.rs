@@ -1,9 +1,11 @@
 //! Numbers to Arrow: integers (bound, or read from their text), floats, exact numerics to
 //! `Decimal128` and bits, with the rows path's refusals.
 
+use std::ops::Range;
+
 use arrow_buffer::NullBufferBuilder;
 use fastodbc_core::types::numeric::{int_of_width, NumberText};
-use fastodbc_core::{ColumnValues, Result};
+use fastodbc_core::{ffi, ColumnValues, Result};
 
 use super::Located;
 use crate::schema::IntType;
@@ -18,6 +20,64 @@ pub fn int(b: &[u8], row: usize, at: &Located<'_>) -> Result<i64> {
             format!("the driver returned an invalid integer {b:?}"),
         )
     })
+}
+
+/// The indicators and `SQL_C_SBIGINT` elements of a block's rows `rows`, where each is NULL or a
+/// whole element (no driver wrote a narrower integer and said so: `int_of_width`): the common
+/// case, converted in one pass by `int_run`. `None` otherwise, for the per-value path.
+#[inline]
+pub fn bigint_run<'a>(
+    values: &ColumnValues<'a>,
+    rows: &Range<usize>,
+) -> Option<(&'a [ffi::Len], &'a [u8])> {
+    let ColumnValues::Fixed(c) = values else {
+        return None;
+    };
+    let e = c.0;
+    if e.elem != 8 {
+        return None;
+    }
+    let indicators = e.indicators.get(rows.clone())?;
+    let data = e
+        .data
+        .get(rows.start.checked_mul(8)?..rows.end.checked_mul(8)?)?;
+    if indicators.iter().any(|&i| (1..8).contains(&i)) {
+        return None;
+    }
+    Some((indicators, data))
+}
+
+/// Appends a `bigint_run` starting at block row `first`, each value checked against the column's
+/// type: one pass over the elements, and the validity appended at once when no row is NULL.
+pub fn int_run<T: Default + TryFrom<i64>>(
+    v: &mut Vec<T>,
+    nulls: &mut NullBufferBuilder,
+    (indicators, data): (&[ffi::Len], &[u8]),
+    first: usize,
+    at: &Located<'_>,
+    t: IntType,
+) -> Result<()> {
+    v.reserve(indicators.len());
+    let words = data
+        .chunks_exact(8)
+        .map(|w| w.first_chunk::<8>().map_or(0, |w| i64::from_ne_bytes(*w)));
+    if !indicators.contains(&ffi::SQL_NULL_DATA) {
+        for (i, x) in words.enumerate() {
+            v.push(at.narrow(x, first + i, t)?);
+        }
+        nulls.append_n_non_nulls(indicators.len());
+        return Ok(());
+    }
+    for (i, (&ind, x)) in indicators.iter().zip(words).enumerate() {
+        if ind == ffi::SQL_NULL_DATA {
+            v.push(T::default());
+            nulls.append_null();
+        } else {
+            v.push(at.narrow(x, first + i, t)?);
+            nulls.append_non_null();
+        }
+    }
+    Ok(())
 }
 
 /// A `SQL_C_UBIGINT` element.
