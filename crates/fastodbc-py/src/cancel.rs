@@ -17,6 +17,8 @@ use fastodbc_core::{
 };
 use pyo3::prelude::*;
 
+use crate::gil_turns;
+
 use crate::errors::IntoPyResult;
 use crate::lock::lock;
 
@@ -69,7 +71,7 @@ impl CancelGate {
             // The lock is held through SQLCancel: the execution cannot end, and a fetch start,
             // until the driver is done cancelling.
             let link = &self.link;
-            py.allow_threads(|| send_cancel(link, handle)).py(py)?;
+            gil_turns::detached(py, || send_cancel(link, handle)).py(py)?;
         } else {
             self.requested.store(true, Ordering::Release);
         }
@@ -84,7 +86,7 @@ impl CancelGate {
             target.sent = true;
             // An error cancelling changes nothing: the statement is freed next.
             let link = &self.link;
-            let _ = py.allow_threads(|| send_cancel(link, handle));
+            let _ = gil_turns::detached(py, || send_cancel(link, handle));
         }
         target.handle = None;
     }

@@ -210,19 +210,18 @@ impl Connection {
     ) -> PyResult<Self> {
         let attrs = parse_attrs(attrs_before)?;
         let mut info = Vec::new();
-        let conn = py
-            .allow_threads(|| {
-                fastodbc_core::Connection::connect(
-                    &connstring,
-                    autocommit,
-                    timeout,
-                    readonly,
-                    &attrs,
-                    &secret_attributes,
-                    &mut info,
-                )
-            })
-            .py(py)?;
+        let conn = gil_turns::detached(py, || {
+            fastodbc_core::Connection::connect(
+                &connstring,
+                autocommit,
+                timeout,
+                readonly,
+                &attrs,
+                &secret_attributes,
+                &mut info,
+            )
+        })
+        .py(py)?;
         let strategy = conn.strategy;
         let link = conn.link();
         let text = if strategy.text_as_utf8 {
@@ -302,7 +301,7 @@ impl Connection {
             })
             .take();
         if let Some(mut conn) = conn {
-            py.allow_threads(|| conn.close()).py(py)?;
+            gil_turns::detached(py, || conn.close()).py(py)?;
         }
         Ok(())
     }
@@ -408,7 +407,7 @@ impl Connection {
         }
         let guard = lock(py, &self.shared.conn);
         match guard.as_ref() {
-            Some(c) => py.allow_threads(|| c.is_dead()),
+            Some(c) => gil_turns::detached(py, || c.is_dead()),
             None => true,
         }
     }

@@ -63,10 +63,11 @@ impl CursorState {
         // Freeing may wait on the server (psqlODBC's SQLFreeHandle sends Close and waits for
         // its answer): never with the GIL, which a dead link would keep from every thread.
         let stmt = self.stmt.take();
-        py.allow_threads(move || drop(stmt));
+        gil_turns::detached(py, move || drop(stmt));
         // A reader fetching holds the loan for its batch, and may wait for the GIL meanwhile.
         if let Some(loan) = self.loan.take() {
             while !loan.try_close() {
+                // A wait for another thread, not a driver call: not counted (`gil_turns`).
                 py.allow_threads(|| std::thread::sleep(std::time::Duration::from_micros(200)));
             }
         }
@@ -464,7 +465,7 @@ impl Drop for Cursor {
         // A fetch running ahead is waited for as the statement drops (it needs no GIL), and
         // the free may wait on the server: the GIL is released meanwhile (`CursorState::free`).
         let stmt = st.stmt.take();
-        Python::with_gil(|py| py.allow_threads(move || drop(stmt)));
+        Python::with_gil(|py| gil_turns::detached(py, move || drop(stmt)));
         // A statement an Arrow reader is done with is freed here too; one a reader still
         // reads stays with it (the reader keeps the connection alive, and frees it last).
         if let Some(loan) = st.loan.take() {
@@ -677,7 +678,7 @@ impl Cursor {
                     .into(),
             ));
         }
-        py.allow_threads(|| {
+        gil_turns::detached(py, || {
             stmt.reset();
             stmt.catalog(function, &wide)
         })

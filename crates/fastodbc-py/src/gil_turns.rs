@@ -7,7 +7,9 @@
 //! waited up to 5 ms at each return: the GIL convoy. So a thread returning from a driver call
 //! is counted while it waits for the GIL (`detached`), and a thread converting rows gives the
 //! GIL up while one is counted (`yield_to_returning`): a relaxed load per row when none is.
-//! Threads outside fastodbc are not counted; for them CPython's interval stands.
+//! Threads outside fastodbc are not counted; for them CPython's interval stands. Nor is a
+//! thread polling a lock another fastodbc thread holds (`lock.rs`): that thread may be the one
+//! converting, and each of its polls would stop it.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};

@@ -19,6 +19,7 @@ mod text;
 mod traits;
 
 use pyo3::prelude::*;
+
 use pyo3::types::PyString;
 
 use errors::IntoPyResult;
@@ -30,17 +31,14 @@ pub use text::{str_from_utf16_bytes, str_from_utf8};
 /// Names and attribute strings of the installed ODBC drivers.
 #[pyfunction]
 fn drivers(py: Python<'_>) -> PyResult<Vec<String>> {
-    let list = py
-        .allow_threads(|| fastodbc_core::connection::list_names(false))
-        .py(py)?;
+    let list = gil_turns::detached(py, || fastodbc_core::connection::list_names(false)).py(py)?;
     Ok(list.into_iter().map(|(name, _)| name).collect())
 }
 
 /// Data source names mapped to their driver descriptions.
 #[pyfunction]
 fn data_sources(py: Python<'_>) -> PyResult<Vec<(String, String)>> {
-    py.allow_threads(|| fastodbc_core::connection::list_names(true))
-        .py(py)
+    gil_turns::detached(py, || fastodbc_core::connection::list_names(true)).py(py)
 }
 
 /// The standard DDL name of each SQL type that has one (the type registry's), for a created

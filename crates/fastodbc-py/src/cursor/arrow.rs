@@ -19,6 +19,8 @@ use fastodbc_core::{
 };
 use pyo3::exceptions::{PyImportError, PyStopIteration};
 use pyo3::prelude::*;
+
+use crate::gil_turns;
 use pyo3::types::{PyBytes, PyCapsule};
 use pyo3_arrow::{PyRecordBatchReader, PySchema, PyTable};
 
@@ -226,17 +228,17 @@ impl ArrowReader {
         let Some(stream) = guard.as_mut() else {
             return Ok(None);
         };
-        let next = py.allow_threads(|| stream.batches.next_batch());
+        let next = gil_turns::detached(py, || stream.batches.next_batch());
         match next {
             Ok(Some(batch)) => Ok(Some(batch)),
             Ok(None) => {
                 let done = guard.take();
-                py.allow_threads(|| drop(done));
+                gil_turns::detached(py, || drop(done));
                 Ok(None)
             }
             Err(e) => {
                 let done = guard.take();
-                py.allow_threads(|| drop(done));
+                gil_turns::detached(py, || drop(done));
                 Err(errors::to_py(py, e))
             }
         }
@@ -319,7 +321,7 @@ impl ArrowReader {
     /// Stops reading: the cursor's result is closed, the cursor usable again.
     fn close(&self, py: Python<'_>) {
         let stream = lock(py, &self.stream).take();
-        py.allow_threads(|| {
+        gil_turns::detached(py, || {
             if let Some(mut stream) = stream {
                 stream.batches.close();
             }
@@ -368,7 +370,7 @@ impl Cursor {
             return Err(closed_cursor(py));
         };
         let connection = self.conn();
-        let described = py.allow_threads(|| {
+        let described = gil_turns::detached(py, || {
             let stmt = stream.statement(&Blocking);
             let mut opts = TypeOptions {
                 sizes_unreliable: stmt.strategy().plan.sizes_unreliable,

@@ -8,6 +8,8 @@ use fastodbc_core::executemany::approx_bytes;
 use fastodbc_core::sqlscan::count_markers;
 use fastodbc_core::{BindOptions, ExecuteMany, ParamValue};
 use pyo3::prelude::*;
+
+use crate::gil_turns;
 use pyo3::types::PyIterator;
 
 use super::{message_tuples, Cursor};
@@ -109,9 +111,10 @@ impl Cursor {
         let stmt = self.statement(py, st)?;
         let rows_hint = seq.len().ok();
         let opts = BindOptions::for_driver(settings.encoding, &stmt.strategy());
-        let mut run = py
-            .allow_threads(|| ExecuteMany::start(stmt, sql, markers, opts, fast, rows_hint))
-            .py(py)?;
+        let mut run = gil_turns::detached(py, || {
+            ExecuteMany::start(stmt, sql, markers, opts, fast, rows_hint)
+        })
+        .py(py)?;
         let chunk_rows = run.chunk_rows();
         let mut source = RowSource {
             rows,
@@ -126,13 +129,13 @@ impl Cursor {
             if rows.is_empty() {
                 break;
             }
-            py.allow_threads(|| run.send(&rows, gate)).py(py)?;
+            gil_turns::detached(py, || run.send(&rows, gate)).py(py)?;
         }
         if self.conn().in_manual_commit() {
             self.conn().shared.txn_dirty.store(true, Ordering::Release);
         }
         let messages = message_tuples(run.messages());
-        let rowcount = py.allow_threads(|| run.finish());
+        let rowcount = gil_turns::detached(py, || run.finish());
         st.messages = messages;
         st.rowcount = rowcount;
         Ok(())

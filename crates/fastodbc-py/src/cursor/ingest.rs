@@ -17,6 +17,8 @@ use fastodbc_core::driver::{NameLimit, NameUnit, Server};
 use fastodbc_core::{Error, Result};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
+
+use crate::gil_turns;
 use pyo3::types::{PyCapsule, PyIterator};
 
 use super::{message_tuples, Cursor};
@@ -416,7 +418,7 @@ impl Cursor {
         let mut pending = Pending(None);
         let mut raised_by_input: Option<PyErr> = None;
         let mut messages = Vec::new();
-        let result = py.allow_threads(|| -> Result<usize> {
+        let result = gil_turns::detached(py, || -> Result<usize> {
             let mut targets = describe_target(stmt, select)?;
             // The catalog's NOT NULL where the description doesn't tell (sqliteodbc).
             for (t, &nn) in targets.iter_mut().zip(&request.not_null) {
