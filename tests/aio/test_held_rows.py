@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from profiles import backends_where
+from test_fetch import failing_converter
 
 from .support import opened, run
 from .test_differential import query
@@ -65,29 +66,35 @@ def test_execute_then_fetchone_is_one_trip_after_rows_two_after_arrow(db, backen
     assert run(main) == [("rows", 1, 1), ("arrow", 2, 1), ("rows", 1, 1), ("arrow", 2, 1)]
 
 
-def failing_converter(fail_at: int):
-    """Raises on its ``fail_at``-th call, returns the value otherwise (see tests/test_fetch.py)."""
-    calls = 0
-
-    def convert(raw):
-        nonlocal calls
-        calls += 1
-        if calls == fail_at:
-            raise ValueError(f"call {calls}")
-        return raw
-
-    return convert
-
-
-def fetchone_steps(fetchone, limit: int = 40) -> list:
-    """Each fetchone's row id, or the error it raised, to the end."""
+def fetchone_steps(fetchone, go_on: bool) -> list:
+    """Each fetchone's first value, or the class of the error it raised, to the result's end
+    (or to its first error, unless ``go_on``)."""
     steps: list = []
-    for _ in range(limit):
+    while len(steps) < 70:
         try:
             row = fetchone()
-        except ValueError as e:
-            steps.append(str(e))
-            continue
+        except Exception as e:
+            steps.append(type(e).__name__)
+            if go_on:
+                continue
+            break
+        if row is None:
+            break
+        steps.append(row[0])
+    return steps
+
+
+async def fetchone_steps_async(fetchone, go_on: bool) -> list:
+    """``fetchone_steps`` of an async cursor's ``fetchone``."""
+    steps: list = []
+    while len(steps) < 70:
+        try:
+            row = await fetchone()
+        except Exception as e:
+            steps.append(type(e).__name__)
+            if go_on:
+                continue
+            break
         if row is None:
             break
         steps.append(row[0])
@@ -113,17 +120,7 @@ def test_a_converter_error_in_the_rows_read_with_the_execute_waits_for_its_row(d
                 cnxn.sync_connection.add_output_converter(sql_type, failing_converter(fail_at))
             acur = await cnxn.cursor().execute(sql)
             if then == "fetchone":
-                steps: list = []
-                while len(steps) < 40:
-                    try:
-                        row = await acur.fetchone()
-                    except ValueError as e:
-                        steps.append(str(e))
-                        continue
-                    if row is None:
-                        break
-                    steps.append(row[0])
-                return steps
+                return await fetchone_steps_async(acur.fetchone, go_on=True)
             if then == "fetchall":
                 try:
                     return await acur.fetchall()
@@ -136,7 +133,7 @@ def test_a_converter_error_in_the_rows_read_with_the_execute_waits_for_its_row(d
 
 def read(fetchone, cur, then: str):
     if then == "fetchone":
-        return fetchone_steps(fetchone)
+        return fetchone_steps(fetchone, go_on=True)
     if then == "fetchall":
         try:
             return cur.fetchall()
@@ -159,21 +156,11 @@ def test_a_fetch_error_met_reading_with_the_execute_is_raised_by_the_fetch(db, b
     async def main():
         async with opened(connstr) as cnxn:
             await read_as(cnxn, backend, "rows")
-            steps: list = []
             try:
                 cur = await cnxn.cursor().execute(sql)
             except Exception as e:
                 return [f"execute: {type(e).__name__}"]
-            for _ in range(70):
-                try:
-                    row = await cur.fetchone()
-                except Exception as e:
-                    steps.append(type(e).__name__)
-                    break
-                if row is None:
-                    break
-                steps.append(row[0])
-            return steps
+            return await fetchone_steps_async(cur.fetchone, go_on=False)
 
     got = run(main)
     assert got == expected
@@ -183,16 +170,6 @@ def test_a_fetch_error_met_reading_with_the_execute_is_raised_by_the_fetch(db, b
 def outcome_steps_sync(cnxn, sql: str) -> list:
     try:
         cur = cnxn.cursor().execute(sql)
-        steps: list = []
-        for _ in range(70):
-            try:
-                row = cur.fetchone()
-            except Exception as e:
-                steps.append(type(e).__name__)
-                break
-            if row is None:
-                break
-            steps.append(row[0])
-        return steps
     except Exception as e:
         return [f"execute: {type(e).__name__}"]
+    return fetchone_steps(cur.fetchone, go_on=False)
