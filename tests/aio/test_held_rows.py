@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+import fastodbc
+
 from profiles import backends_where
 from test_fetch import failing_converter
 
@@ -173,3 +175,27 @@ def outcome_steps_sync(cnxn, sql: str) -> list:
     except Exception as e:
         return [f"execute: {type(e).__name__}"]
     return fetchone_steps(cur.fetchone, go_on=False)
+
+
+@pytest.mark.parametrize("then", ["fetchone", "fetchmany", "fetchall", "iterate", "arrow_table", "record_batches"])
+def test_rows_read_by_any_reader_since_cannot_be_handed_back(db, backend, connect, then):
+    # Whatever read the result after the execute's rows consumed them: handing them back then
+    # would serve rows twice, so it is refused, and the reader's rows stand.
+    cur = connect().cursor().execute(query(backend, 10))
+    held = cur._read_held(4)
+    assert len(held) == 4
+    if then == "fetchone":
+        read_after = [cur.fetchone()]
+    elif then == "fetchmany":
+        read_after = cur.fetchmany(3)
+    elif then == "fetchall":
+        read_after = cur.fetchall()
+    elif then == "iterate":
+        read_after = list(cur)
+    elif then == "arrow_table":
+        read_after = cur.fetch_arrow_table().column(0).to_pylist()
+    else:
+        read_after = [v for b in cur.fetch_record_batch() for v in b.column(0).to_pylist()]
+    assert read_after
+    with pytest.raises(fastodbc.ProgrammingError, match="not the last ones read"):
+        cur._unread_held(held[-1:])

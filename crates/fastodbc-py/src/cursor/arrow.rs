@@ -431,6 +431,7 @@ impl Cursor {
             }
         };
         view.ready.clear();
+        view.held = 0;
         view.failed = None;
         stream.unread(unserved);
         let loan = Arc::new(StatementLoan::new(stream));
