@@ -10,7 +10,6 @@ from __future__ import annotations
 import pytest
 
 import fastodbc
-
 from profiles import backends_where
 from test_fetch import failing_converter
 
