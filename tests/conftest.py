@@ -36,6 +36,9 @@ if "ODBCSYSINI" not in os.environ and (_ODBC_DIR / "odbcinst.ini").is_file():
     os.environ["ODBCSYSINI"] = str(_ODBC_DIR)
     os.environ.setdefault("ODBCINI", str(_ODBC_DIR / "odbc.ini"))
 
+# SQLAlchemy's suite is its own pytest root, run by tests/test_sqlalchemy_suite.py.
+collect_ignore = ["sqla_suite"]
+
 MODULE_NAME = os.environ.get("FASTODBC_TEST_MODULE", "fastodbc")
 IS_PYODBC = MODULE_NAME == "pyodbc"
 
