@@ -44,6 +44,8 @@ def weak_login(db, backend):
 
 
 def error_code(engine, sql: str):
+    if not hasattr(engine.dialect, "_extract_error_code"):
+        pytest.skip(f"SQLAlchemy's {engine.dialect.name} dialect reads no native error code")
     with engine.connect() as conn, pytest.raises(sqlalchemy.exc.DBAPIError) as exc:
         conn.exec_driver_sql(sql)
     return engine.dialect._extract_error_code(exc.value.orig), exc.value
@@ -141,10 +143,12 @@ def test_pandas_to_sql_and_read_sql_keep_every_value(db, backend, table):
     }
     assert frame.to_sql(name, engine, index=False, dtype=columns, chunksize=500) in (n, None)
     back = pd.read_sql(sqlalchemy.text(f"SELECT id, label, amount, at, flag FROM {name} ORDER BY id"), engine)
+    def values(column):
+        return [None if pd.isna(v) else v for v in column]
+
     assert list(back["id"]) == list(range(n))
-    assert [None if pd.isna(v) else v for v in back["label"]] == list(frame["label"])
-    assert [None if pd.isna(v) else v for v in back["amount"]] == [None if pd.isna(v) else v for v in frame["amount"]]
-    assert list(back["at"]) == list(frame["at"])
+    for column in ("label", "amount", "at"):
+        assert values(back[column]) == values(frame[column]), column
     assert [bool(v) for v in back["flag"]] == list(frame["flag"])
     # A Decimal through a NUMERIC column, read back exactly.
     with engine.begin() as conn:
@@ -158,30 +162,3 @@ def test_pandas_to_sql_and_read_sql_keep_every_value(db, backend, table):
         prices = conn.execute(sqlalchemy.text(f"SELECT price FROM {name} ORDER BY id")).scalars().all()
     expected = [None if i % 5 == 0 else (Decimal(i) / 7).quantize(Decimal("0.000001")) for i in range(200)]
     assert prices == expected
-
-
-def test_the_dialects_load_through_their_entry_points_with_fastodbc_s_capabilities():
-    # No server: what create_engine builds from a URL.
-    pg = sqlalchemy.create_engine("postgresql+fastodbc://u:p%3Bw@db.example:5433/shop")
-    (connstr,), _ = pg.dialect.create_connect_args(pg.url)
-    assert connstr == "DRIVER={PostgreSQL Unicode};Server=db.example,5433;Database=shop;UID=u;PWD={p;w}"
-    assert pg.dialect.dbapi.__name__ == "fastodbc"
-    mysql = sqlalchemy.create_engine("mysql+fastodbc://u:p@db.example/shop")
-    assert mysql.dialect.name == "mysql" and mysql.dialect.driver == "fastodbc"
-    assert sqlalchemy.create_engine("mariadb+fastodbc://u:p@db.example/shop").dialect.is_mariadb
-    mssql = sqlalchemy.create_engine("mssql+fastodbc://u:p@db.example/shop")
-    (connstr,), _ = mssql.dialect.create_connect_args(mssql.url)
-    assert connstr.startswith("DRIVER={ODBC Driver 18 for SQL Server};")
-    # pyodbc's dialect reads fastodbc's 0.x as a pyodbc older than 2.1.8 and sends decimals as
-    # strings; fastodbc's binds them, and binds executemany as arrays.
-    assert mssql.dialect._need_decimal_fix is False
-    assert mssql.dialect.fast_executemany is True
-    for engine in (pg, mysql, mssql):
-        assert engine.dialect.is_disconnect(fastodbc_error("08S01"), None, None)
-        assert not engine.dialect.is_disconnect(fastodbc_error("42S02"), None, None)
-
-
-def fastodbc_error(sqlstate: str):
-    import fastodbc
-
-    return fastodbc.OperationalError(sqlstate, f"[{sqlstate}] a diagnostic")

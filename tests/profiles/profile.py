@@ -375,6 +375,10 @@ class Profile:
     # no dialect for it), and the driver of the pyodbc oracle its compliance suite is compared
     # with ("pyodbc": SQLAlchemy's own pyodbc dialect).
     sqlalchemy_dialect: str | None = None
+    # An expression whose markers sit inside brackets the database reads as an array (not a
+    # bracketed name), its integer parameters (the last one an index) and its value; None
+    # where the database has no such syntax (tests/test_errors.py).
+    bracket_marker_expr: tuple[str, tuple[int, ...], int] | None = None
     sqlalchemy_pyodbc_driver: str = "pyodbc"
     column_kinds: tuple[str, ...] = DIFFERENTIAL_KINDS  # ddl_map kinds the schemas draw from
     int_bits: dict[str, int] = dataclasses.field(  # bits of each integer kind
