@@ -47,6 +47,14 @@ IS_PYODBC = MODULE_NAME == "pyodbc"
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("FASTODBC_TEST_INSTALLED"):
+        # A wheel's test run (scripts/test.sh wheels): the installed package, never the
+        # checkout's python/fastodbc with its editable build.
+        import fastodbc
+
+        where = Path(fastodbc.__file__).resolve()
+        if "site-packages" not in where.parts or ROOT in where.parents:
+            raise pytest.UsageError(f"FASTODBC_TEST_INSTALLED: fastodbc was imported from {where}")
     config.addinivalue_line(
         "markers",
         "fastodbc_only(reason=..., where=None): fastodbc-specific behaviour; skipped when "
