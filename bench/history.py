@@ -115,6 +115,34 @@ def append(results: dict, path: Path | None = None) -> str:
     return text
 
 
+def complete_full_runs(text: str, last: int = 8) -> list[list[str]]:
+    """The cells of the last ``last`` complete full runs in a history (full scale, no options,
+    a clean tree): the runs whose headline ratios compare."""
+    runs = []
+    for row in text.splitlines():
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        if len(cells) != 5 + len(HEADLINE) + 1 or cells[1] != "full" or cells[-1]:
+            continue
+        if cells[2].endswith("-dirty`") or cells[2] in ("git", "---"):
+            continue
+        runs.append(cells)
+    return runs[-last:]
+
+
+def recent_table(path: Path | None = None, last: int = 8) -> str:
+    """A short table of the headline ratios of the last complete full runs, for BENCHMARKS.md:
+    a regression shows as a drop in a column."""
+    path = path or HISTORY_MD
+    runs = complete_full_runs(path.read_text() if path.exists() else "", last)
+    if not runs:
+        return ""
+    head = ["run (UTC)", "git", *(h for h, _, _ in HEADLINE), "targets", "duration"]
+    lines = ["| " + " | ".join(head) + " |", "|---|---|" + "---:|" * (len(HEADLINE) + 2)]
+    for cells in runs:
+        lines.append("| " + " | ".join([cells[0], cells[2], *cells[3:-1]]) + " |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="+", type=Path, help="results JSON files of bench/run.py, oldest first")

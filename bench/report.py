@@ -748,6 +748,13 @@ def render(results: dict) -> str:
         + (f"; results: `{m['results_file']}`" if m.get("results_file") else ""),
         "",
         f"Machine: {mach['nproc']} CPUs ({mach['cpu']}), {mach['mem_gb']} GB, kernel {mach['kernel']}, {mach['os']};"
+        + (
+            f" load {m['host_load']['load_at_start']:.2f} at the start, {m['host_load']['steal_share']:.1%} of CPU"
+            " time taken by the host (steal) during the run;"
+            if m.get("host_load")
+            else ""
+        )
+        +
         f" Python {mach['python']}. fastodbc {pk.get('fastodbc')} (git {mach['git']}, extension built"
         f" {mach.get('fastodbc_so_mtime')}, sha256 {mach.get('fastodbc_so_sha256')}…),"
         f" pyodbc {pk.get('pyodbc')}, arrow-odbc {pk.get('arrow-odbc')},"
@@ -880,6 +887,14 @@ def summary(results: dict) -> str:
             kept.append("\n".join([f"#### {ERRORS_HEADING}", "", *errors_by_cause(results), "", ""]))
         else:
             kept.append(part)
+    recent = history_table()
+    if recent:
+        kept.append(
+            "#### History: headline speedups (pyodbc's time / fastodbc's) of the last complete full runs\n\n"
+            "From [bench/history.md](bench/history.md): full scale, no options, a clean tree. Hosts changed"
+            " between runs (the duration tells a slower host), so compare neighbouring runs.\n\n"
+            f"{recent}\n\n"
+        )
     if left:
         more = "; ".join(left)
         kept.append(
@@ -887,6 +902,14 @@ def summary(results: dict) -> str:
             f" (results are not kept in git), also holds: {more}.\n"
         )
     return "".join(kept)
+
+
+def history_table() -> str:
+    """bench/history.py's table of the last complete full runs (imported here: it imports this
+    module)."""
+    import history
+
+    return history.recent_table()
 
 
 def update_benchmarks_md(results: dict) -> None:

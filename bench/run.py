@@ -586,14 +586,39 @@ def sh(cmd: list[str]) -> str:
         return ""
 
 
+class HostLoad:
+    """What else the host did during the run: the load average when it started (other work on
+    the machine) and the share of CPU time the hypervisor gave to others (steal, /proc/stat),
+    which a 2-core VM on a busy host feels as a slower run."""
+
+    def __init__(self) -> None:
+        self.load = os.getloadavg()[0]
+        self.start = self.cpu_times()
+
+    @staticmethod
+    def cpu_times() -> list[int]:
+        return [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+
+    def read(self) -> dict[str, float]:
+        spent = [b - a for a, b in zip(self.start, self.cpu_times(), strict=True)]
+        total = sum(spent) or 1
+        steal = spent[7] if len(spent) > 7 else 0  # user nice system idle iowait irq softirq steal
+        return {"load_at_start": round(self.load, 2), "steal_share": round(steal / total, 4)}
+
+
 def machine_info(backends: list[str]) -> dict[str, Any]:
     from importlib.metadata import PackageNotFoundError, version
 
-    cpu = ""
+    # A VM may name only the vendor's line ("AMD EPYC"): family and model tell its generation.
+    fields: dict[str, str] = {}
     for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
+        key, _, value = line.partition(":")
+        if not line.strip():
             break
+        fields.setdefault(key.strip(), value.strip())
+    cpu = fields.get("model name", "")
+    if "cpu family" in fields:
+        cpu += f", family {fields['cpu family']} model {fields.get('model', '?')}"
     mem = Path("/proc/meminfo").read_text().splitlines()[0].split()[1]
     pkgs = {}
     for name in (
@@ -695,6 +720,7 @@ def main() -> int:
     # SIGTERM (make interrupted) must still stop the cluster: turn it into SystemExit.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     started = time.time()
+    host_load = HostLoad()
     command = " ".join(["python", "bench/run.py", *sys.argv[1:]])
     results: dict[str, Any] = {"cases": []}
     snap = snapshot_fastodbc()
@@ -752,6 +778,7 @@ def main() -> int:
         log("bench: instruction counts (callgrind)")
         results["instructions"] = run_json_script("instructions.py")
     results["meta"]["duration_s"] = round(time.time() - started, 1)
+    results["meta"]["host_load"] = host_load.read()
     write_results(results, args)
     return 0
 

@@ -7,6 +7,7 @@
 #   scripts/test.sh deep   only the differential matrix, deep: FASTODBC_DEEP seconds (1800)
 #                          spread over its tests and backends, then its counts
 #   scripts/test.sh soak   only the soak (scripts/soak.py): FASTODBC_SOAK_SECONDS (600) a server
+#   scripts/test.sh wheels the suite against each wheel of dist/, installed (make test-wheels)
 # Expects `make build` and `make bench-ext` to have run (the Makefile's targets do that first).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +31,33 @@ if [ "${1:-}" = deep ]; then
     rc=0
     FASTODBC_DIFFERENTIAL=deep nice .venv/bin/python -m pytest -q tests/test_differential.py || rc=$?
     .venv/bin/python scripts/differential_report.py build/differential/deep-stats.json
+    exit "$rc"
+fi
+
+if [ "${1:-}" = wheels ]; then
+    # Each wheel of dist/ (make wheels) in a clean virtualenv of its CPython, installed with its
+    # extras, no Rust toolchain on PATH, then the test suite against the installed package
+    # (tests/conftest.py checks where fastodbc came from). bench/tests need the benchmark's own
+    # extension and stay with `make test`.
+    rc=0
+    for wheel in dist/fastodbc-*.whl; do
+        tag=$(basename "$wheel" | sed -E 's/.*-(cp3[0-9]+)-cp3[0-9]+-.*/\1/')
+        version="3.${tag#cp3}"
+        python=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$version".*/bin/python"$version" 2>/dev/null | sort -V | tail -1)
+        venv=build/wheel-venvs/$tag
+        rm -rf "$venv"
+        "$python" -m venv "$venv"
+        clean_path="$PWD/$venv/bin:/usr/local/bin:/usr/bin:/bin"
+        if PATH=$clean_path command -v cargo rustc >/dev/null; then
+            echo "wheels: a Rust toolchain is still on PATH" >&2
+            exit 1
+        fi
+        PATH=$clean_path "$venv/bin/python" -m pip install -q --disable-pip-version-check \
+            "$wheel[arrow,pandas,polars,cli,dask,sqlalchemy]" -r requirements-wheel-test.txt || { rc=1; continue; }
+        echo "wheels: $(basename "$wheel") on $("$venv/bin/python" --version)"
+        PATH=$clean_path FASTODBC_TEST_INSTALLED=1 nice "$venv/bin/python" -m pytest -q -p no:cacheprovider tests \
+            || { prc=$?; ((rc)) || rc=$prc; }
+    done
     exit "$rc"
 fi
 

@@ -36,6 +36,9 @@ if "ODBCSYSINI" not in os.environ and (_ODBC_DIR / "odbcinst.ini").is_file():
     os.environ["ODBCSYSINI"] = str(_ODBC_DIR)
     os.environ.setdefault("ODBCINI", str(_ODBC_DIR / "odbc.ini"))
 
+# SQLAlchemy's suite is its own pytest root, run by tests/test_sqlalchemy_suite.py.
+collect_ignore = ["sqla_suite"]
+
 MODULE_NAME = os.environ.get("FASTODBC_TEST_MODULE", "fastodbc")
 IS_PYODBC = MODULE_NAME == "pyodbc"
 
@@ -44,6 +47,14 @@ IS_PYODBC = MODULE_NAME == "pyodbc"
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("FASTODBC_TEST_INSTALLED"):
+        # A wheel's test run (scripts/test.sh wheels): the installed package, never the
+        # checkout's python/fastodbc with its editable build.
+        import fastodbc
+
+        where = Path(fastodbc.__file__).resolve()
+        if "site-packages" not in where.parts or ROOT in where.parents:
+            raise pytest.UsageError(f"FASTODBC_TEST_INSTALLED: fastodbc was imported from {where}")
     config.addinivalue_line(
         "markers",
         "fastodbc_only(reason=..., where=None): fastodbc-specific behaviour; skipped when "

@@ -219,6 +219,22 @@ def test_wrong_number_of_parameters_in_executemany(db, cursor, pk_table):
     assert cursor.execute(f"SELECT COUNT(*) FROM {pk_table}").fetchone()[0] == 1
 
 
+@pytest.mark.parametrize("backend", backends_where(lambda p: p.bracket_marker_expr), indirect=True)
+def test_markers_inside_brackets_count_where_brackets_are_not_names(db, cursor, backend, pk_table):
+    # PostgreSQL's ARRAY[?, ?] and a[?]: the markers inside are counted (they were read as a
+    # bracketed name, as SQL Server's [a?b], and the statement refused as having too few).
+    expr, params, expected = backend.bracket_marker_expr
+    assert cursor.execute(f"SELECT {expr}", *params).fetchone()[0] == expected
+    with pytest.raises(db.ProgrammingError):
+        cursor.execute(f"SELECT {expr}", *params[:-1])
+    cursor.executemany(
+        f"INSERT INTO {pk_table} (id, v) VALUES ({expr}, ?)",
+        [(*params, "x"), (*(p * 3 for p in params[:-1]), params[-1], "y")],
+    )
+    rows = cursor.execute(f"SELECT id, v FROM {pk_table} WHERE v IN ('x', 'y') ORDER BY v").fetchall()
+    assert [tuple(r) for r in rows] == [(expected, "x"), (expected * 3, "y")]
+
+
 @pytest.mark.parametrize(
     "value", [object(), {"a": 1}, {1, 2}, 1 + 2j], ids=lambda v: type(v).__name__
 )

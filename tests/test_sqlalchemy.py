@@ -1,9 +1,10 @@
-"""A real client: SQLAlchemy 2.0's pyodbc dialects driving fastodbc where they would drive
-pyodbc (``module=fastodbc``). What SQLAlchemy reads from the driver is tested here: the native
-error code in a message (its MariaDB dialect parses ``(1146)``) and transactions the ORM and
-pandas run through it. SQLAlchemy's pyodbc connector recognises no lost connection by its code
-(``is_disconnect`` is False for MariaDB's 2006 / 2013, with pyodbc as with fastodbc), so even
-``pool_pre_ping`` raises after a killed session: a dialect of fastodbc's own is issue 34's.
+"""A real client: SQLAlchemy 2.0 through fastodbc's own dialects (``mysql+fastodbc``,
+``postgresql+fastodbc``; python/fastodbc/sqlalchemy), found through their entry points. What
+SQLAlchemy reads from the driver is tested here: the native error code in a message (its
+MariaDB dialect parses ``(1146)``), a killed session recognised as a lost connection (the pyodbc
+connector recognised none by its code, so even ``pool_pre_ping`` raised), transactions the ORM
+and pandas run through it, and values through pandas. SQLAlchemy's own dialect suite:
+tests/test_sqlalchemy_suite.py.
 """
 
 
@@ -22,10 +23,10 @@ LOGIN = "fastodbc_sqla"
 
 
 def engine_for(db, backend, connstr=None, **options):
+    """An engine of fastodbc's dialect (found through its entry point) over ``connstr``."""
     connstr = connstr or backend.connstr
     return sqlalchemy.create_engine(
-        f"{backend.sqlalchemy_dialect}://",
-        module=db,
+        f"{backend.sqlalchemy_dialect}+fastodbc://",
         creator=lambda: db.connect(connstr),
         **options,
     )
@@ -43,6 +44,8 @@ def weak_login(db, backend):
 
 
 def error_code(engine, sql: str):
+    if not hasattr(engine.dialect, "_extract_error_code"):
+        pytest.skip(f"SQLAlchemy's {engine.dialect.name} dialect reads no native error code")
     with engine.connect() as conn, pytest.raises(sqlalchemy.exc.DBAPIError) as exc:
         conn.exec_driver_sql(sql)
     return engine.dialect._extract_error_code(exc.value.orig), exc.value
@@ -84,3 +87,78 @@ def test_orm_and_pandas_round_trip_in_one_transaction(db, backend, table):
     frame = pd.read_sql(sqlalchemy.select(Item.id, Item.label).order_by(Item.id), engine)
     assert list(frame["id"]) == list(range(1, 101))
     assert frame["label"].iloc[41] == "item 42"
+
+
+def test_a_killed_session_is_a_lost_connection_and_pre_ping_replaces_it(db, backend, connect):
+    if backend.kill_session_sql is None:
+        pytest.skip(f"{backend.name} has no server session to kill")
+    admin = connect(autocommit=True)
+    engine = engine_for(db, backend, pool_size=1, max_overflow=0)
+    with engine.connect() as conn:
+        session = backend.session_id(conn.connection.dbapi_connection)
+    backend.kill_session(admin, session)
+    # The pooled connection's session is gone: a statement on it raises, marked as a lost
+    # connection, and the pool drops it.
+    with engine.connect() as conn, pytest.raises(sqlalchemy.exc.DBAPIError) as exc:
+        conn.exec_driver_sql("SELECT 1")
+    assert exc.value.connection_invalidated, exc.value
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT 1").scalar() == 1
+    # With pre-ping, the checkout finds the dead session itself and hands out a new one.
+    pinged = engine_for(db, backend, pool_size=1, max_overflow=0, pool_pre_ping=True)
+    with pinged.connect() as conn:
+        session = backend.session_id(conn.connection.dbapi_connection)
+    backend.kill_session(admin, session)
+    with pinged.connect() as conn:
+        assert backend.session_id(conn.connection.dbapi_connection) != session
+        assert conn.exec_driver_sql("SELECT 1").scalar() == 1
+
+
+def test_pandas_to_sql_and_read_sql_keep_every_value(db, backend, table):
+    import datetime as dt
+    from decimal import Decimal
+
+    from sqlalchemy.dialects import mysql
+
+    pd = pytest.importorskip("pandas")
+    name = table()
+    engine = engine_for(db, backend)
+    n = 2_000
+    frame = pd.DataFrame(
+        {
+            "id": range(n),
+            "label": [None if i % 7 == 0 else f"ünïcode {i} ✓" for i in range(n)],
+            "amount": [None if i % 11 == 0 else i / 8 for i in range(n)],
+            "at": [dt.datetime(2024, 1, 1, 12, 0, 0, i * 37 % 1_000_000) + dt.timedelta(days=i) for i in range(n)],
+            "flag": [i % 3 == 0 for i in range(n)],
+        }
+    )
+    columns = {
+        "id": sqlalchemy.Integer(),
+        "label": sqlalchemy.String(40),
+        "amount": sqlalchemy.Float(),
+        # MySQL's DATETIME keeps no fraction unless asked (fsp); PostgreSQL's keeps microseconds.
+        "at": sqlalchemy.DateTime().with_variant(mysql.DATETIME(fsp=6), "mysql", "mariadb"),
+        "flag": sqlalchemy.Boolean(),
+    }
+    assert frame.to_sql(name, engine, index=False, dtype=columns, chunksize=500) in (n, None)
+    back = pd.read_sql(sqlalchemy.text(f"SELECT id, label, amount, at, flag FROM {name} ORDER BY id"), engine)
+    def values(column):
+        return [None if pd.isna(v) else v for v in column]
+
+    assert list(back["id"]) == list(range(n))
+    for column in ("label", "amount", "at"):
+        assert values(back[column]) == values(frame[column]), column
+    assert [bool(v) for v in back["flag"]] == list(frame["flag"])
+    # A Decimal through a NUMERIC column, read back exactly.
+    with engine.begin() as conn:
+        conn.exec_driver_sql(f"DROP TABLE {name}")
+        conn.exec_driver_sql(f"CREATE TABLE {name} (id INTEGER, price NUMERIC(18, 6))")
+        conn.execute(
+            sqlalchemy.text(f"INSERT INTO {name} (id, price) VALUES (:id, :price)"),
+            [{"id": i, "price": Decimal(i) / 7 if i % 5 else None} for i in range(200)],
+        )
+    with engine.connect() as conn:
+        prices = conn.execute(sqlalchemy.text(f"SELECT price FROM {name} ORDER BY id")).scalars().all()
+    expected = [None if i % 5 == 0 else (Decimal(i) / 7).quantize(Decimal("0.000001")) for i in range(200)]
+    assert prices == expected

@@ -111,3 +111,32 @@ def test_other_runs_keep_the_latest_full_run(tmp_path, monkeypatch, partial: dic
     assert "latest-full.json" not in names and "latest.json" in names
     assert not (tmp_path / "BENCHMARKS.md").exists()
     assert len((tmp_path / "history.md").read_text().splitlines()) == history.HEADER.count("\n") + 1
+
+
+def test_benchmarks_md_shows_the_last_complete_full_runs_only(tmp_path, monkeypatch) -> None:
+    # A dirty tree, a run of a few cases, a quick run: none of them compares with a full run.
+    path = tmp_path / "history.md"
+    path.write_text(
+        history.HEADER
+        + "| 2026-12-01T10:00:00Z | full | `aaaaaaa` | 1.40x | 1.41x | 1.60x | 1.61x | 7/13 | 2,000 s |  |\n"
+        + "| 2026-12-01T11:00:00Z | full | `bbbbbbb-dirty` | 1.90x | 1.91x | 1.90x | 1.91x | 9/13 | 2,000 s |  |\n"
+        + "| 2026-12-01T12:00:00Z | full | `ccccccc` | - | - | - | - | 1/1 | 80 s | `--only insert` |\n"
+        + "| 2026-12-01T13:00:00Z | quick | `ddddddd` | 1.30x | 1.31x | 1.50x | 1.51x | 6/13 | 300 s |  |\n"
+        + "| 2026-12-02T10:00:00Z | full | `eeeeeee` | 1.42x | 1.43x | 1.62x | 1.63x | 8/13 | 2,100 s |  |\n"
+    )
+    table = history.recent_table(path).splitlines()
+    assert table[2:] == [
+        "| 2026-12-01T10:00:00Z | `aaaaaaa` | 1.40x | 1.41x | 1.60x | 1.61x | 7/13 | 2,000 s |",
+        "| 2026-12-02T10:00:00Z | `eeeeeee` | 1.42x | 1.43x | 1.62x | 1.63x | 8/13 | 2,100 s |",
+    ]
+    assert history.recent_table(path, last=1).splitlines()[2:] == table[3:]
+    monkeypatch.setattr(history, "HISTORY_MD", path)
+    assert "\n".join(table) in run.report.summary(LATEST_FULL)
+
+
+def test_the_host_s_load_is_named_where_the_run_recorded_it() -> None:
+    results = copy.deepcopy(LATEST_FULL)
+    results["meta"]["host_load"] = {"load_at_start": 0.31, "steal_share": 0.0412}
+    assert "load 0.31 at the start, 4.1% of CPU time taken by the host (steal)" in run.report.render(results)
+    load = run.HostLoad().read()
+    assert set(load) == {"load_at_start", "steal_share"} and 0 <= load["steal_share"] <= 1

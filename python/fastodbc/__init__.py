@@ -11,7 +11,16 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from . import _native, connstr, errors
+from . import _system
+
+try:
+    from . import _native
+except ImportError as _error:
+    _missing = _system.missing_driver_manager(_error)
+    if _missing is None:
+        raise
+    raise _missing from _error
+from . import connstr, errors
 from .connection import Connection
 from .constants import *  # noqa: F403 - pyodbc's module constants
 from .constants import __all__ as _constant_names

@@ -140,7 +140,7 @@ MARIADB = Profile(
     ddl_commits=True,  # CREATE / DROP commit the open transaction
     short_lock_wait=";InitStmt={SET lock_wait_timeout = 1, innodb_lock_wait_timeout = 1}",
     oracle="pymysql",
-    sqlalchemy_dialect="mysql+pyodbc",
+    sqlalchemy_dialect="mysql",
     column_kinds=(*DIFFERENTIAL_KINDS, "tinyint"),
     int_bits={"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64},
     unsigned_int_bits={

@@ -370,10 +370,16 @@ class Profile:
     # and what the database or its driver cannot keep (README, "What the test databases cannot
     # keep"); the random schemas and values follow these, never the profile's name.
     oracle: str = ""  # client module: "sqlite3", "psycopg" or "pymysql" ("": not tested)
-    # -- a real client (tests/test_sqlalchemy.py): the SQLAlchemy dialect that drives this
-    # database through a pyodbc-style module, fastodbc standing in for pyodbc (None: SQLAlchemy
-    # has no pyodbc dialect for it).
+    # -- a real client (tests/test_sqlalchemy.py, tests/test_sqlalchemy_suite.py): the
+    # SQLAlchemy dialect name whose "+fastodbc" driver drives this database (None: fastodbc has
+    # no dialect for it), and the driver of the pyodbc oracle its compliance suite is compared
+    # with ("pyodbc": SQLAlchemy's own pyodbc dialect).
     sqlalchemy_dialect: str | None = None
+    # An expression whose markers sit inside brackets the database reads as an array (not a
+    # bracketed name), its integer parameters (the last one an index) and its value; None
+    # where the database has no such syntax (tests/test_errors.py).
+    bracket_marker_expr: tuple[str, tuple[int, ...], int] | None = None
+    sqlalchemy_pyodbc_driver: str = "pyodbc"
     column_kinds: tuple[str, ...] = DIFFERENTIAL_KINDS  # ddl_map kinds the schemas draw from
     int_bits: dict[str, int] = dataclasses.field(  # bits of each integer kind
         default_factory=lambda: {"smallint": 16, "int": 32, "bigint": 64}

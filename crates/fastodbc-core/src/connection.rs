@@ -5,7 +5,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::diagnostics::{check, connection_dead, DiagRecord, Error, Result};
 use crate::driver::quirks::narrow_text_needs_collation;
-use crate::driver::{Quirks, Strategy};
+use crate::driver::{Quirks, Server, Strategy};
 use crate::ffi;
 use crate::link::{CallKind, Link};
 use crate::redact::SecretLease;
@@ -67,6 +67,8 @@ pub struct Connection {
     pub strategy: Strategy,
     pub driver_name: String,
     pub dbms_name: String,
+    /// The database behind the driver (`SQL_DBMS_NAME`, `SQL_DBMS_VER`).
+    pub server: Server,
     /// Its secrets stay redacted from every message while it is open (`redact`).
     secrets: Option<SecretLease>,
     /// The process that connected: a forked child shares the session's socket, and must
@@ -108,6 +110,7 @@ impl Connection {
             strategy: Strategy::default(),
             driver_name: String::new(),
             dbms_name: String::new(),
+            server: Server::default(),
             secrets: Some(secrets),
             owner: std::process::id(),
             link: Link::new(login_timeout),
@@ -156,6 +159,8 @@ impl Connection {
         }
         conn.driver_name = conn.info_string(ffi::SQL_DRIVER_NAME).unwrap_or_default();
         conn.dbms_name = conn.info_string(ffi::SQL_DBMS_NAME).unwrap_or_default();
+        let dbms_ver = conn.info_string(ffi::SQL_DBMS_VER).unwrap_or_default();
+        conn.server = Server::detect(&conn.dbms_name, &dbms_ver);
         let gd = conn.info_u32(ffi::SQL_GETDATA_EXTENSIONS).unwrap_or(0);
         let collation = if narrow_text_needs_collation(&conn.driver_name) {
             conn.info_string(ffi::SQL_COLLATION_SEQ).unwrap_or_default()

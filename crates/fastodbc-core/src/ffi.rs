@@ -80,6 +80,7 @@ pub const SQL_LOCK_NO_CHANGE: u16 = 0;
 // Info types used internally.
 pub const SQL_DRIVER_NAME: u16 = 6;
 pub const SQL_DBMS_NAME: u16 = 17;
+pub const SQL_DBMS_VER: u16 = 18;
 pub const SQL_COLLATION_SEQ: u16 = 10004;
 pub const SQL_GETDATA_EXTENSIONS: u16 = 81;
 pub const SQL_GD_BLOCK: u32 = 4;

@@ -1,8 +1,19 @@
 //! Counting `?` parameter markers so a wrong number of parameters is reported before the
 //! driver is called.
 
+/// What `[` starts in the database's SQL (`Server::brackets`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Brackets {
+    /// A quoted identifier up to `]` (SQL Server, SQLite, Access): a `?` in it is a name's.
+    #[default]
+    Quote,
+    /// An array constructor or subscript (PostgreSQL's `ARRAY[?, ?]`, `a[?]`): a `?` in it is
+    /// a marker.
+    Plain,
+}
+
 /// Number of `?` markers outside quoted strings, quoted identifiers and comments.
-pub fn count_markers(sql: &str) -> usize {
+pub fn count_markers(sql: &str, brackets: Brackets) -> usize {
     let b = sql.as_bytes();
     let mut n = 0;
     let mut i = 0;
@@ -17,7 +28,7 @@ pub fn count_markers(sql: &str) -> usize {
                     i += 1;
                 }
             }
-            b'[' => {
+            b'[' if brackets == Brackets::Quote => {
                 while i < b.len() && b[i] != b']' {
                     i += 1;
                 }
@@ -172,7 +183,12 @@ impl InsertValues {
         }
         let markers = inner.bytes().filter(|&c| c == b'?').count();
         let fields: Vec<&str> = inner.split(',').map(str::trim).collect();
-        if markers == 0 || fields.iter().any(|f| *f != "?") || count_markers(sql) != markers {
+        // Brackets counted as plain: a `?` in a bracketed name makes the counts differ, and the
+        // statement is left as it is, whatever the database makes of brackets.
+        if markers == 0
+            || fields.iter().any(|f| *f != "?")
+            || count_markers(sql, Brackets::Plain) != markers
+        {
             return None;
         }
         Some(InsertValues {
@@ -247,7 +263,9 @@ fn is_word(c: u8) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{count_markers, pg_identifier_name, quoted_identifier, InsertTarget, InsertValues};
+    use super::{
+        count_markers, pg_identifier_name, quoted_identifier, Brackets, InsertTarget, InsertValues,
+    };
 
     #[test]
     fn reads_the_insert_target() {
@@ -311,10 +329,16 @@ mod tests {
 
     #[test]
     fn counts_only_real_markers() {
-        assert_eq!(count_markers("select ?, ?"), 2);
-        assert_eq!(count_markers("select '?', \"a?\", ? -- ?\n, ?"), 2);
-        assert_eq!(count_markers("select 'it''s ?', ? /* ? */"), 1);
-        assert_eq!(count_markers("select [a?b], ?"), 1);
+        for brackets in [Brackets::Quote, Brackets::Plain] {
+            assert_eq!(count_markers("select ?, ?", brackets), 2);
+            assert_eq!(count_markers("select '?', \"a?\", ? -- ?\n, ?", brackets), 2);
+            assert_eq!(count_markers("select 'it''s ?', ? /* ? */", brackets), 1);
+        }
+        assert_eq!(count_markers("select [a?b], ?", Brackets::Quote), 1);
+        assert_eq!(count_markers("select [a?b], ?", Brackets::Plain), 2);
+        let array = "select 1 where ? = any (array[?, ?]) and (array[1, 2])[?] = 1";
+        assert_eq!(count_markers(array, Brackets::Plain), 4);
+        assert_eq!(count_markers(array, Brackets::Quote), 1);
         assert_eq!(count_markers("select 1"), 0);
     }
 }

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use fastodbc_core::sqlscan::Brackets;
 use fastodbc_core::{AttrValue, Decoding, Link, MemoryBudget, TextCodec, TextEncoding};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString};
@@ -34,6 +35,8 @@ pub struct Settings {
     /// Long results fetch their next block on another thread while the current one is
     /// converted (`fastodbc_core::ReadAhead`).
     pub read_ahead: bool,
+    /// What `[` starts in the database's SQL, for counting parameter markers.
+    pub brackets: Brackets,
 }
 
 /// A cursor as its connection sees it: closed when the connection closes. The connection
@@ -223,6 +226,7 @@ impl Connection {
         })
         .py(py)?;
         let strategy = conn.strategy;
+        let brackets = conn.server.brackets();
         let link = conn.link();
         let text = if strategy.text_as_utf8 {
             TextCodec::Utf8
@@ -247,6 +251,7 @@ impl Connection {
             },
             budget: MemoryBudget::DEFAULT,
             read_ahead: true,
+            brackets,
         };
         Ok(Connection {
             shared: Arc::new(ConnShared {

@@ -289,7 +289,7 @@ impl Cursor {
             values.push(to_param(py, &p?, i, settings.refuse)?);
         }
         if !st.noscan {
-            let markers = count_markers(sql);
+            let markers = count_markers(sql, settings.brackets);
             if markers != values.len() {
                 return Err(errors::programming(
                     py,

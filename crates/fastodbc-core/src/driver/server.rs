@@ -3,6 +3,8 @@
 //! `SQL_DBMS_NAME` and `SQL_DBMS_VER` (`Server::detect`), each with its evidence; which of them
 //! a load uses is fastodbc-arrow's `ingest::create`.
 
+use crate::sqlscan::Brackets;
+
 /// The database behind the driver.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Dbms {
@@ -86,6 +88,18 @@ impl Server {
         Server {
             dbms,
             version: (major, minor),
+        }
+    }
+
+    /// What `[` starts in the server's SQL, for counting markers as the driver will.
+    /// PostgreSQL: arrays (`ARRAY[?, ?]`, `a[?]`); MariaDB has no bracketed names (`[`
+    /// appears only in JSON path strings). SQLite reads `[a]` as a name, but its driver counts
+    /// a `?` inside as a marker ("parameter marker count incorrect" otherwise). An unknown
+    /// server is read as SQL Server, whose bracketed names may hold a `?`.
+    pub fn brackets(&self) -> Brackets {
+        match self.dbms {
+            Dbms::PostgreSql | Dbms::MariaDb | Dbms::Sqlite => Brackets::Plain,
+            Dbms::Other => Brackets::Quote,
         }
     }
 
@@ -177,6 +191,11 @@ mod tests {
         assert_eq!(pg.native_name(NativeType::Jsonb), Some("jsonb"));
         let lite = Server::detect("SQLite", "3.40.1");
         assert_eq!(lite.native_name(NativeType::Uuid), None);
+        assert_eq!(pg.brackets(), Brackets::Plain);
+        assert_eq!(lite.brackets(), Brackets::Plain);
+        assert_eq!(m.brackets(), Brackets::Plain);
+        let mssql = Server::detect("Microsoft SQL Server", "16.00.4135");
+        assert_eq!(mssql.brackets(), Brackets::Quote);
         assert_eq!(Server::detect("MySQL", "8.0.36").dbms, Dbms::Other);
         assert_eq!(Server::detect("", "").version, (0, 0));
     }

@@ -105,7 +105,7 @@ impl Cursor {
         let markers = if st.noscan {
             None
         } else {
-            Some(count_markers(sql))
+            Some(count_markers(sql, settings.brackets))
         };
         self.apply_timeout(py, st)?;
         let stmt = self.statement(py, st)?;

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# make wheels: manylinux2014 (glibc 2.17) wheels of fastodbc for CPython 3.10-3.13 and an sdist,
+# into dist/. maturin links through zig against glibc 2.17's symbols from this Debian 12 machine
+# (no manylinux container needed); the dist profile (Cargo.toml) strips the debug information.
+# unixODBC stays a system library (libodbc.so.2): the wheel links it, never bundles it, since
+# the driver manager must be the one the system's drivers and odbcinst.ini were installed for
+# (python/fastodbc/_load.py names the package to install when it is missing). So maturin's
+# auditwheel repair is skipped and scripts/wheel_check.py checks the policy itself.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck disable=SC1091
+[ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
+
+PYTHONS=${FASTODBC_WHEEL_PYTHONS:-"3.10 3.11 3.12 3.13"}
+interpreters=()
+for v in $PYTHONS; do
+    found=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/python"$v" 2>/dev/null | sort -V | tail -1)
+    [ -n "$found" ] || found=$(command -v "python$v" || true)
+    if [ -z "$found" ]; then
+        echo "wheels: no CPython $v (pyenv install $v, or put python$v on PATH)" >&2
+        exit 1
+    fi
+    interpreters+=("$found")
+done
+
+if ! .venv/bin/python scripts/requirements_met.py requirements-wheels.txt; then
+    .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-wheels.txt
+fi
+rm -rf dist
+.venv/bin/maturin build --profile dist --zig --compatibility manylinux2014 --auditwheel skip \
+    --out dist --interpreter "${interpreters[@]}"
+.venv/bin/maturin sdist --out dist
+.venv/bin/python scripts/wheel_check.py dist/*.whl
+ls -l dist
