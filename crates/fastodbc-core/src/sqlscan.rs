@@ -331,7 +331,10 @@ mod tests {
     fn counts_only_real_markers() {
         for brackets in [Brackets::Quote, Brackets::Plain] {
             assert_eq!(count_markers("select ?, ?", brackets), 2);
-            assert_eq!(count_markers("select '?', \"a?\", ? -- ?\n, ?", brackets), 2);
+            assert_eq!(
+                count_markers("select '?', \"a?\", ? -- ?\n, ?", brackets),
+                2
+            );
             assert_eq!(count_markers("select 'it''s ?', ? /* ? */", brackets), 1);
         }
         assert_eq!(count_markers("select [a?b], ?", Brackets::Quote), 1);
@@ -339,6 +342,6 @@ mod tests {
         let array = "select 1 where ? = any (array[?, ?]) and (array[1, 2])[?] = 1";
         assert_eq!(count_markers(array, Brackets::Plain), 4);
         assert_eq!(count_markers(array, Brackets::Quote), 1);
-        assert_eq!(count_markers("select 1"), 0);
+        assert_eq!(count_markers("select 1", Brackets::Plain), 0);
     }
 }
