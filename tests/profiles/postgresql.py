@@ -170,7 +170,7 @@ POSTGRESQL = Profile(
         "WHERE attrelid = '{table}'::regclass AND attnum > 0 AND NOT attisdropped"
     ),
     max_column_name=(63, "bytes"),
-    bracket_marker_expr=("(ARRAY[?, ?, ?])[?]", (10, 20, 30, 2), 20),
+    bracket_marker_expr=("(ARRAY[?, ?, ?]::integer[])[?]", (10, 20, 30, 2), 20),
     sqlalchemy_dialect="postgresql",
     # SQLAlchemy has no pyodbc dialect for PostgreSQL: fastodbc's, over pyodbc (tests/sqla_suite).
     sqlalchemy_pyodbc_driver="pyodbc_oracle",
