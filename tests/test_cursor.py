@@ -220,6 +220,21 @@ def test_description_none_for_non_query(cursor, five):
     assert cursor.description is None
 
 
+@pytest.mark.parametrize("where, params", [("id = ?", (10,)), ("id IN (NULL) AND 1 = 0", ())])
+def test_delete_returning_no_rows_is_a_statement_without_rows(backend, cursor, five, where, params):
+    # psqlODBC answers SQL_NO_DATA, counts the RETURNING columns, and the driver manager
+    # refuses to describe them (HY010 was raised): no rows, nothing to describe.
+    cursor.execute(f"DELETE FROM {five} WHERE {where} RETURNING id, name", *params)
+    if cursor.description is not None:
+        assert cursor.fetchall() == []
+    assert cursor.rowcount in (0, -1)
+    cursor.execute(f"DELETE FROM {five} WHERE id = ? RETURNING id, name", 2)
+    if backend.dml_returning_rows:
+        assert [d[0] for d in cursor.description] == ["id", "name"]
+        assert rows(cursor.fetchall()) == [(2, "n2")]
+    assert rows(cursor.execute(f"SELECT id FROM {five} ORDER BY id").fetchall()) == [(1,), (3,), (4,), (5,)]
+
+
 def test_description_before_execute_is_none(cnxn):
     assert cnxn.cursor().description is None
 

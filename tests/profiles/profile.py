@@ -380,6 +380,8 @@ class Profile:
     # where the database has no such syntax (tests/test_errors.py).
     bracket_marker_expr: tuple[str, tuple[int, ...], int] | None = None
     sqlalchemy_pyodbc_driver: str = "pyodbc"
+    # DELETE ... RETURNING gives its rows (sqliteodbc runs it and reports no result set).
+    dml_returning_rows: bool = True
     column_kinds: tuple[str, ...] = DIFFERENTIAL_KINDS  # ddl_map kinds the schemas draw from
     int_bits: dict[str, int] = dataclasses.field(  # bits of each integer kind
         default_factory=lambda: {"smallint": 16, "int": 32, "bigint": 64}

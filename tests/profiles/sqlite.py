@@ -148,4 +148,5 @@ SQLITE = Profile(
         "timestamp": "timestamp(6)",
     },
     column_type_sql="SELECT name, lower(type), \"notnull\" FROM pragma_table_info('{table}')",
+    dml_returning_rows=False,
 )

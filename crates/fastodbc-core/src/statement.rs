@@ -65,6 +65,10 @@ pub struct Statement {
     link: Option<Arc<Link>>,
     /// The fetch attributes set on the handle and the buffers they point to.
     rows: RowAttributes,
+    /// The last execute answered SQL_NO_DATA: no result to describe, whatever
+    /// `SQLNumResultCols` says (psqlODBC: a DELETE ... RETURNING of no rows counts its
+    /// columns, and the driver manager refuses to describe them, HY010).
+    pub(crate) no_data: bool,
 }
 
 // SAFETY: see `StatementHandle`; all bound buffers are owned by the statement and move with it.
@@ -116,6 +120,7 @@ impl Statement {
             owner: std::process::id(),
             link: None,
             rows: RowAttributes::default(),
+            no_data: false,
         }
     }
 

@@ -12,6 +12,7 @@ class MySQLDialect_fastodbc(FastodbcConnector, MySQLDialect_pyodbc):  # noqa: N8
     """SQLAlchemy's ``mysql+pyodbc`` with fastodbc as its DB-API module."""
 
     supports_statement_cache = True
+    port_keyword = True
     pyodbc_driver_name = "MariaDB Unicode"
 
 

@@ -168,6 +168,7 @@ impl Statement {
     }
 
     fn after_execute(&mut self, r: Result<bool>) -> Result<bool> {
+        self.no_data = matches!(r, Ok(false));
         match (&self.params, r) {
             (Some(p), Ok(more)) if p.rows > 1 => {
                 array_outcome(p.rows, *p.processed, &p.status).map(|_| more)

@@ -322,6 +322,9 @@ impl Statement {
         lowercase_names: bool,
     ) -> Result<bool> {
         self.drop_result();
+        if std::mem::take(&mut self.no_data) {
+            return Ok(false);
+        }
         let n = self.num_result_cols()?;
         if n == 0 {
             return Ok(false);
