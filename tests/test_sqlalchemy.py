@@ -141,7 +141,10 @@ def test_pandas_to_sql_and_read_sql_keep_every_value(db, backend, table):
         "at": sqlalchemy.DateTime().with_variant(mysql.DATETIME(fsp=6), "mysql", "mariadb"),
         "flag": sqlalchemy.Boolean(),
     }
-    assert frame.to_sql(name, engine, index=False, dtype=columns, chunksize=500) in (n, None)
+    written = frame.to_sql(name, engine, index=False, dtype=columns, chunksize=500)
+    # pandas sums each chunk's rowcount: -1 a chunk where the driver counts only an array's last
+    # parameter set (psqlODBC with the dialect's casts); the rows read back are the check.
+    assert written in (n, None, -(n // 500)), written
     back = pd.read_sql(sqlalchemy.text(f"SELECT id, label, amount, at, flag FROM {name} ORDER BY id"), engine)
     def values(column):
         return [None if pd.isna(v) else v for v in column]

@@ -24,7 +24,9 @@ def test_the_dialects_load_through_their_entry_points_with_fastodbc_s_capabiliti
     assert mysql.dialect.name == "mysql" and mysql.dialect.driver == "fastodbc"
     assert sqlalchemy.create_engine("mariadb+fastodbc://u:p@db.example/shop").dialect.is_mariadb
     (connstr,), _ = mysql.dialect.create_connect_args(sqlalchemy.engine.make_url("mysql+fastodbc://u:p@h:3307/s"))
-    assert connstr == "DRIVER={MariaDB Unicode};Server=h;Database=s;UID=u;PWD=p;port=3307"
+    assert connstr == "DRIVER={MariaDB Unicode};Server=h;Database=s;UID=u;PWD=p;port=3307;OPTION=2"
+    url = sqlalchemy.engine.make_url("mysql+fastodbc://u:p@h/s?Option=67108866")
+    assert mysql.dialect.create_connect_args(url)[0][0].endswith(";Option=67108866")
     mssql = sqlalchemy.create_engine("mssql+fastodbc://u:p@db.example:1433/shop")
     (connstr,), _ = mssql.dialect.create_connect_args(mssql.url)
     assert connstr.startswith("DRIVER={ODBC Driver 18 for SQL Server};Server=db.example,1433;")

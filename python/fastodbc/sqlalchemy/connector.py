@@ -19,8 +19,8 @@ class FastodbcConnector(PyODBCConnector):
 
     driver = "fastodbc"
     # executemany's rowcount is the total where the driver reports each parameter set's
-    # count (MariaDB, SQLite), and -1 where it does not (psqlODBC's UPDATE / DELETE arrays):
-    # not a count SQLAlchemy may check a versioned UPDATE against.
+    # count (MariaDB: its dialect says so), and -1 where it does not (psqlODBC's UPDATE /
+    # DELETE arrays): not a count SQLAlchemy may check a versioned UPDATE against.
     supports_sane_multi_rowcount = False
     # An INSERT executemany without RETURNING goes to ``cursor.executemany``: fastodbc binds
     # the rows as parameter arrays, one round trip a batch, faster than SQLAlchemy's
