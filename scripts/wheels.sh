@@ -4,7 +4,7 @@
 # (no manylinux container needed); the dist profile (Cargo.toml) strips the debug information.
 # unixODBC stays a system library (libodbc.so.2): the wheel links it, never bundles it, since
 # the driver manager must be the one the system's drivers and odbcinst.ini were installed for
-# (python/fastodbc/_load.py names the package to install when it is missing). So maturin's
+# (python/fastodbc/_system.py names the package to install when it is missing). So maturin's
 # auditwheel repair is skipped and scripts/wheel_check.py checks the policy itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
