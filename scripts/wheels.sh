@@ -27,6 +27,17 @@ if ! .venv/bin/python scripts/requirements_met.py requirements-wheels.txt; then
     .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-wheels.txt
 fi
 rm -rf dist
+# The link step looks for libodbc.so in zig's glibc 2.17 sysroot and the target's own dirs only:
+# a directory holding nothing but unixODBC's library (its SONAME, libodbc.so.2, is what the
+# wheel records), so no other host library can slip into the link.
+link_dir=$PWD/build/wheel-link
+mkdir -p "$link_dir"
+odbc_lib=$(ldconfig -p | awk '/libodbc\.so\.2 .*x86-64/ {print $NF; exit}')
+[ -n "$odbc_lib" ] || { echo "wheels: no libodbc.so.2 (apt install unixodbc)" >&2; exit 1; }
+ln -sf "$odbc_lib" "$link_dir/libodbc.so"
+export RUSTFLAGS="${RUSTFLAGS:-} -L native=$link_dir"
+# maturin finds zig as `python3 -m ziglang` on PATH: the venv's, where requirements-wheels put it.
+export PATH="$PWD/.venv/bin:$PATH"
 .venv/bin/maturin build --profile dist --zig --compatibility manylinux2014 --auditwheel skip \
     --out dist --interpreter "${interpreters[@]}"
 .venv/bin/maturin sdist --out dist
