@@ -53,7 +53,7 @@ def pytest_configure(config: pytest.Config) -> None:
         import fastodbc
 
         where = Path(fastodbc.__file__).resolve()
-        if "site-packages" not in where.parts or ROOT in where.parents:
+        if "site-packages" not in where.parts or (ROOT / "python") in where.parents:
             raise pytest.UsageError(f"FASTODBC_TEST_INSTALLED: fastodbc was imported from {where}")
     config.addinivalue_line(
         "markers",
