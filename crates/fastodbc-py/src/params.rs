@@ -83,8 +83,11 @@ pub fn to_param(
     if let Ok(b) = obj.downcast::<PyBytes>() {
         return Ok(ParamValue::Bytes(b.as_bytes().to_vec()));
     }
-    if let Ok(b) = obj.downcast::<PyByteArray>() {
-        return Ok(ParamValue::Bytes(b.to_vec()));
+    if obj.is_instance_of::<PyByteArray>() {
+        // Copied through a buffer export, which makes a resize by another thread fail
+        // (BufferError) instead of freeing the bytes being read.
+        let view = pyo3::buffer::PyBuffer::<u8>::get(obj)?;
+        return Ok(ParamValue::Bytes(view.to_vec(obj.py())?));
     }
     if obj.downcast::<PyMemoryView>().is_ok() {
         let b: Vec<u8> = obj.call_method0("tobytes")?.extract()?;

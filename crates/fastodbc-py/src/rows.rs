@@ -15,6 +15,7 @@ use crate::convert::{type_code, Converter};
 use crate::flags::ModuleFlags;
 use crate::gil_turns;
 use crate::row::{new_row, ColumnMap};
+use crate::FREE_THREADED;
 
 /// What the current result set needs to turn block cells into rows.
 pub struct ResultView {
@@ -80,7 +81,7 @@ impl ResultView {
         let description = PyTuple::new(py, desc)?.unbind();
         let columns = Py::new(py, ColumnMap::new(description.clone_ref(py)))?;
         let untrack = !converters.iter().any(|c| matches!(c, Converter::User(_)));
-        let pause_collector = !converters.iter().any(Converter::runs_python);
+        let pause_collector = !FREE_THREADED && !converters.iter().any(Converter::runs_python);
         Ok(ResultView {
             description,
             columns,
@@ -109,11 +110,16 @@ pub fn convert_rows<'py>(
     rows: std::ops::Range<usize>,
     mut sink: impl FnMut(Bound<'py, PyAny>) -> PyResult<()>,
 ) -> (usize, PyResult<()>) {
-    let _paused = view.pause_collector.then(|| CollectorPaused::new(py));
+    let mut paused = view.pause_collector.then(|| CollectorPaused::new(py));
     let prepared = block.notes.get::<PreparedRows>();
     for r in rows.clone() {
-        if r % YIELD_ROWS == 0 {
+        if r % YIELD_ROWS == 0 && gil_turns::others_returning() {
+            // Other threads run meanwhile: with the collector on, as they left it.
+            let resume = paused.take().map(drop).is_some();
             gil_turns::yield_to_returning(py);
+            if resume {
+                paused = Some(CollectorPaused::new(py));
+            }
         }
         if let Err(e) = make_row(py, view, block, prepared, r).and_then(&mut sink) {
             return (r + 1, Err(e));
@@ -127,7 +133,10 @@ pub fn convert_rows<'py>(
 /// generations walk the growing result list too, ~7% of a fetchall of 200,000 three-column
 /// rows (pyodbc's rows are not such objects). The rows of the built-in converters cannot
 /// form cycles, and while converters that run no Python code build them no other thread runs
-/// (`ResultView::pause_collector`); the collector is back on, if it was on, after each block.
+/// (`ResultView::pause_collector`) but when this one gives the GIL up (`convert_rows` resumes
+/// the collector then); it is back on, if it was on, after each block. Never paused on a
+/// free-threaded CPython: there the switch is process-wide with no GIL to order it, and the
+/// collector is not generational (nothing to win).
 struct CollectorPaused(bool);
 
 impl CollectorPaused {
