@@ -70,7 +70,8 @@ def child(library: str, read: str, threads: int, connstr: str, table: str, rows:
 
 
 def measure(python: str, env: dict[str, str], library: str, read: str, threads: int, args: argparse.Namespace) -> dict:
-    cmd = [python, str(Path(__file__).resolve()), "--child", library, read, str(threads), args.connstr, args.table, str(args.rows)]
+    cmd = [python, str(Path(__file__).resolve()), "--child", library, read, str(threads)]
+    cmd += [args.connstr, args.table, str(args.rows)]
     out = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True, timeout=900)
     if out.returncode != 0:
         raise SystemExit(f"{' '.join(cmd[:5])}: {out.stderr.strip()[-2000:]}")
@@ -115,14 +116,15 @@ def main() -> None:
                 configs.append((label, path, env, library, read))
     samples: dict[tuple, list[dict]] = {}
     for rep in range(args.reps):
-        for k, (label, path, env, library, read) in enumerate(configs[rep % len(configs) :] + configs[: rep % len(configs)]):
-            del k
+        turn = rep % len(configs)  # the order rotates: no configuration always first
+        for label, path, env, library, read in configs[turn:] + configs[:turn]:
             for threads in (1, 2):
                 m = measure(path, env, library, read, threads, args)
                 samples.setdefault((label, library, read, threads), []).append(m)
         print(f"rep {rep + 1}/{args.reps} done", file=sys.stderr)
 
-    print(f"SQLite `{args.table}` ({args.rows:,} rows, 9 columns), each thread reading all of it; medians of {args.reps}.\n")
+    print(f"SQLite `{args.table}` ({args.rows:,} rows, 9 columns), each thread reading all of it;", end=" ")
+    print(f"medians of {args.reps}.\n")
     print("| interpreter | client | read | GIL | 1 thread (s) | 2 threads (s) | scaling | rows/s, 2 threads |")
     print("|---|---|---|---|---|---|---|---|")
     for label, _, _, library, read in configs:

@@ -16,7 +16,10 @@ cd "$(dirname "$0")/.."
 [ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
 export ODBCSYSINI=${ODBCSYSINI:-$PWD/build/odbc} ODBCINI=${ODBCINI:-$PWD/build/odbc/odbc.ini}
 
-servers=$(cd tests && ../.venv/bin/python -m profiles servers) || exit 1
+# The free-threaded run has its own interpreter (scripts/ft.sh); every other, the project's .venv.
+python=$PWD/.venv/bin/python
+[ "${1:-}" = ft ] && python=$PWD/build/ft-venv/bin/python
+servers=$(cd tests && "$python" -m profiles servers) || exit 1
 started=()
 # shellcheck disable=SC2317  # called by the trap
 stop_servers() { for s in "${started[@]}"; do bash "$s" stop; done; }
@@ -66,7 +69,7 @@ fi
 if [ "${1:-}" = ft ]; then
     # Tests whose tools have no 3.13t wheel skip (pytest.importorskip); bench/tests need the
     # benchmark's own extension and stay with `make test`.
-    PYTHON_GIL=0 nice build/ft-venv/bin/python -m pytest -q -p no:cacheprovider tests
+    PYTHON_GIL=0 nice "$python" -m pytest -q -p no:cacheprovider tests
     exit $?
 fi
 

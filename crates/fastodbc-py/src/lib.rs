@@ -96,7 +96,7 @@ fn connstr_escape<'py>(value: &Bound<'py, PyString>) -> PyResult<Bound<'py, PySt
 }
 
 // Free-threading safe: every pyclass is `Sync` (PyO3 checks it) and the raw C-API code of
-// `row.rs` is safe without a GIL (docs/free-threading-audit.md); importing fastodbc leaves a
+// `row.rs` is safe without a GIL (docs/free-threading.md); importing fastodbc leaves a
 // free-threaded interpreter's GIL off.
 #[pymodule(gil_used = false)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -195,7 +195,7 @@ pub fn check_param_rows(py: Python<'_>, seq: &Bound<'_, PyAny>) -> PyResult<()> 
     if seq.is_instance_of::<PyList>() || seq.is_instance_of::<PyTuple>() {
         return Ok(());
     }
-    // SAFETY: plain type checks on a live object with the GIL held.
+    // SAFETY: plain type checks on a live object, attached.
     let sequence = unsafe { pyo3::ffi::PySequence_Check(seq.as_ptr()) } == 1;
     let iterator = unsafe { pyo3::ffi::PyIter_Check(seq.as_ptr()) } == 1;
     if (sequence && !is_string_like(seq)) || iterator {
