@@ -25,9 +25,8 @@ use pyo3::types::PyString;
 use errors::IntoPyResult;
 
 /// Built for a free-threaded CPython (3.13t): no GIL orders threads, so the row type keeps
-/// replaced values alive, the collector is never paused and no thread yields the GIL to
-/// another (`row.rs`, `rows.rs`, `gil_turns.rs`). A constant rather than `cfg` attributes, so
-/// both builds compile and lint every branch.
+/// replaced values alive and no thread yields the GIL to another (`row.rs`, `gil_turns.rs`).
+/// A constant rather than `cfg` attributes, so both builds compile and lint every branch.
 pub(crate) const FREE_THREADED: bool = cfg!(Py_GIL_DISABLED);
 
 /// The fetch path's text decoders, for the benchmark's instruments (`bench/pyext`, module
