@@ -11,7 +11,7 @@ export VIRTUAL_ENV := $(CURDIR)/.venv
 # rustup's cargo, for shells that didn't source ~/.cargo/env.
 export PATH := $(HOME)/.cargo/bin:$(PATH)
 
-.PHONY: help deps build bench-ext demo test test-deep test-soak wheels test-wheels lint pg-start pg-stop mariadb-start mariadb-stop clean
+.PHONY: help deps build bench-ext demo test test-deep test-ft test-soak wheels test-wheels lint pg-start pg-stop mariadb-start mariadb-stop clean
 
 help: ## list targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -43,6 +43,9 @@ wheels: deps ## manylinux2014 wheels for CPython 3.10-3.13 and an sdist into dis
 
 test-wheels: wheels ## the test suite against each wheel, installed in a clean venv without Rust on PATH
 	bash scripts/test.sh wheels
+
+test-ft: deps ## the suite on a free-threaded CPython 3.13t (built once by pyenv), GIL off (scripts/ft.sh)
+	bash scripts/ft.sh
 
 test-soak: build ## writers on a pool through a link-cutting proxy, a ledger checked (FASTODBC_SOAK_SECONDS=600 a server)
 	bash scripts/test.sh soak

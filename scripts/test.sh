@@ -8,6 +8,7 @@
 #                          spread over its tests and backends, then its counts
 #   scripts/test.sh soak   only the soak (scripts/soak.py): FASTODBC_SOAK_SECONDS (600) a server
 #   scripts/test.sh wheels the suite against each wheel of dist/, installed (make test-wheels)
+#   scripts/test.sh ft     the suite on the free-threaded build/ft-venv, GIL off (make test-ft)
 # Expects `make build` and `make bench-ext` to have run (the Makefile's targets do that first).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +16,10 @@ cd "$(dirname "$0")/.."
 [ -f "$HOME/.cargo/env" ] && . "$HOME/.cargo/env"
 export ODBCSYSINI=${ODBCSYSINI:-$PWD/build/odbc} ODBCINI=${ODBCINI:-$PWD/build/odbc/odbc.ini}
 
-servers=$(cd tests && ../.venv/bin/python -m profiles servers) || exit 1
+# The free-threaded run has its own interpreter (scripts/ft.sh); every other, the project's .venv.
+python=$PWD/.venv/bin/python
+[ "${1:-}" = ft ] && python=$PWD/build/ft-venv/bin/python
+servers=$(cd tests && "$python" -m profiles servers) || exit 1
 started=()
 # shellcheck disable=SC2317  # called by the trap
 stop_servers() { for s in "${started[@]}"; do bash "$s" stop; done; }
@@ -60,6 +64,13 @@ if [ "${1:-}" = wheels ]; then
             || { prc=$?; ((rc)) || rc=$prc; }
     done
     exit "$rc"
+fi
+
+if [ "${1:-}" = ft ]; then
+    # Tests whose tools have no 3.13t wheel skip (pytest.importorskip); bench/tests need the
+    # benchmark's own extension and stay with `make test`.
+    PYTHON_GIL=0 nice "$python" -m pytest -q -p no:cacheprovider tests
+    exit $?
 fi
 
 if [ "${1:-}" = soak ]; then

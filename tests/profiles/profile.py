@@ -221,6 +221,9 @@ class Profile:
     unrepresentable_datetimes: tuple[tuple[str, str], ...] = ()
     # -- statements / results
     multiple_statements: bool = False  # "select 1; select 2" in one execute
+    # Writers on several connections at once: SQLite has one writer a database, and refuses
+    # (SQLITE_BUSY, no wait) a transaction that read and then writes while another writes.
+    concurrent_writers: bool = True
     bad_cast_raises: bool = True  # CAST('abc' AS INTEGER) raises DataError
     division_by_zero_raises: bool = True
     honours_query_timeout: bool = True

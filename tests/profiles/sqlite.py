@@ -10,6 +10,7 @@ SQLITE = Profile(
     name="sqlite",
     driver="SQLite3",
     connstr="Driver={SQLite3};Database={dir}/test.sqlite;",
+    concurrent_writers=False,
     # Timeout: sqliteodbc's busy timeout (ms); its default is 100 s.
     connect_attributes=f";Timeout={LOCK_TIMEOUT_S * 1000};",
     ddl_map={

@@ -6,7 +6,7 @@ mod floor;
 
 use pyo3::prelude::*;
 
-#[pymodule]
+#[pymodule(gil_used = false)]
 fn fastodbc_bench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     decoders::add_decoder_functions(m)?;
     m.add_function(wrap_pyfunction!(decoders::decode_loop_ns, m)?)?;

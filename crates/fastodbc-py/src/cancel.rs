@@ -91,9 +91,10 @@ impl CancelGate {
         target.handle = None;
     }
 
-    /// As `close`, when the cursor is dropped (no GIL needed: nothing else uses it then).
-    pub fn forget(&self) {
-        self.target.lock().unwrap_or_else(|p| p.into_inner()).handle = None;
+    /// As `close`, when the cursor is dropped. `close` and `cancel` hold the target across a
+    /// detached SQLCancel: waited for detached too.
+    pub fn forget(&self, py: Python<'_>) {
+        crate::lock::lock(py, &self.target).handle = None;
     }
 
     /// A new statement begins: a cancel that came before it is not its own.

@@ -24,6 +24,11 @@ use pyo3::types::PyString;
 
 use errors::IntoPyResult;
 
+/// Built for a free-threaded CPython (3.13t): no GIL orders threads, so the row type keeps
+/// replaced values alive and no thread yields the GIL to another (`row.rs`, `gil_turns.rs`).
+/// A constant rather than `cfg` attributes, so both builds compile and lint every branch.
+pub(crate) const FREE_THREADED: bool = cfg!(Py_GIL_DISABLED);
+
 /// The fetch path's text decoders, for the benchmark's instruments (`bench/pyext`, module
 /// `fastodbc_bench`), which time exactly these.
 pub use text::{str_from_utf16_bytes, str_from_utf8};
@@ -89,7 +94,10 @@ fn connstr_escape<'py>(value: &Bound<'py, PyString>) -> PyResult<Bound<'py, PySt
     }
 }
 
-#[pymodule]
+// Free-threading safe: every pyclass is `Sync` (PyO3 checks it) and the raw C-API code of
+// `row.rs` is safe without a GIL (docs/free-threading.md); importing fastodbc leaves a
+// free-threaded interpreter's GIL off.
+#[pymodule(gil_used = false)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<connection::Connection>()?;
     m.add_class::<cursor::Cursor>()?;

@@ -25,8 +25,8 @@ struct Linked {
     settings: PyObject,
 }
 
-/// Written by `link` (again on a reload of the package), read with the GIL held; no lock
-/// holder waits for anything, so the lock cannot deadlock against the GIL.
+/// Written by `link` (again on a reload of the package), read attached; no lock
+/// holder waits for anything, so the lock cannot deadlock against the GIL or a stop-the-world.
 static LINKED: RwLock<Option<Linked>> = RwLock::new(None);
 
 /// Hands native code the package's objects it uses (`fastodbc/__init__.py` calls it once).

@@ -83,8 +83,11 @@ pub fn to_param(
     if let Ok(b) = obj.downcast::<PyBytes>() {
         return Ok(ParamValue::Bytes(b.as_bytes().to_vec()));
     }
-    if let Ok(b) = obj.downcast::<PyByteArray>() {
-        return Ok(ParamValue::Bytes(b.to_vec()));
+    if obj.is_instance_of::<PyByteArray>() {
+        // Copied through a buffer export, which makes a resize by another thread fail
+        // (BufferError) instead of freeing the bytes being read.
+        let view = pyo3::buffer::PyBuffer::<u8>::get(obj)?;
+        return Ok(ParamValue::Bytes(view.to_vec(obj.py())?));
     }
     if obj.downcast::<PyMemoryView>().is_ok() {
         let b: Vec<u8> = obj.call_method0("tobytes")?.extract()?;
@@ -192,7 +195,7 @@ pub fn check_param_rows(py: Python<'_>, seq: &Bound<'_, PyAny>) -> PyResult<()> 
     if seq.is_instance_of::<PyList>() || seq.is_instance_of::<PyTuple>() {
         return Ok(());
     }
-    // SAFETY: plain type checks on a live object with the GIL held.
+    // SAFETY: plain type checks on a live object, attached.
     let sequence = unsafe { pyo3::ffi::PySequence_Check(seq.as_ptr()) } == 1;
     let iterator = unsafe { pyo3::ffi::PyIter_Check(seq.as_ptr()) } == 1;
     if (sequence && !is_string_like(seq)) || iterator {

@@ -4,18 +4,31 @@
 //! visible values holds the result set's `ColumnMap`, for attribute access by column name
 //! (`row.name`) and `row.cursor_description`. Rows are mutable (`row[i] = x`), as in pyodbc.
 //!
+//! On a free-threaded CPython a tuple is read without a lock, by CPython and by every C
+//! extension, which take an item and then its reference. A replaced value freed at once could be
+//! freed between the two. So there a row keeps what `row[i] = x` replaces, in a second hidden
+//! slot (a list), until the row itself goes: a reader sees the old value or the new one, both
+//! alive. Writers take the row's critical section.
+//!
 //! The type is built with CPython's C API (`PyType_FromSpecWithBases`): PyO3 classes can't
 //! extend variable-size built-ins.
 
 use std::collections::HashMap;
 use std::ffi::{c_int, c_void, CStr};
 use std::ptr::null_mut;
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::OnceLock;
 
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::sync::GILOnceCell;
-use pyo3::types::{PyTuple, PyType};
+use pyo3::sync::{GILOnceCell, OnceLockExt};
+use pyo3::types::{PyList, PyTuple, PyType};
+
+use crate::FREE_THREADED;
+
+/// Hidden items after a row's values: the column map, and on a free-threaded CPython the list
+/// of the values `row[i] = x` replaced (NULL until the first).
+const HIDDEN: usize = if FREE_THREADED { 2 } else { 1 };
 
 /// Column names and the description, shared by every row of one result set. The name index
 /// is built from the description at the first access by name: most results never need it.
@@ -35,7 +48,9 @@ impl ColumnMap {
 
     /// Position of the column called `name`; the first of duplicate names wins, as in pyodbc.
     pub fn position(&self, py: Python<'_>, name: &str) -> Option<usize> {
-        let index = self.index.get_or_init(|| {
+        // Initialised attached: other threads wait detached, so a stop-the-world pause (the
+        // free-threaded collector) is never held up by them.
+        let index = self.index.get_or_init_py_attached(py, || {
             let columns = self.description.bind(py);
             let mut index = HashMap::with_capacity(columns.len());
             for (i, column) in columns.iter().enumerate() {
@@ -95,6 +110,10 @@ fn create_row_type(py: Python<'_>) -> PyResult<Py<PyType>> {
             pfunc: row_dealloc as *mut c_void,
         },
         ffi::PyType_Slot {
+            slot: ffi::Py_tp_traverse,
+            pfunc: row_traverse as *mut c_void,
+        },
+        ffi::PyType_Slot {
             slot: ffi::Py_tp_getattro,
             pfunc: row_getattro as *mut c_void,
         },
@@ -129,7 +148,9 @@ fn create_row_type(py: Python<'_>) -> PyResult<Py<PyType>> {
         basicsize: 0,
         itemsize: 0,
         // Only fetch creates rows: `Row(...)` from Python would lack the hidden slot.
-        flags: (ffi::Py_TPFLAGS_DEFAULT | ffi::Py_TPFLAGS_DISALLOW_INSTANTIATION) as _,
+        flags: (ffi::Py_TPFLAGS_DEFAULT
+            | ffi::Py_TPFLAGS_DISALLOW_INSTANTIATION
+            | ffi::Py_TPFLAGS_HAVE_GC) as _,
         slots: slots.as_mut_ptr(),
     }));
     // SAFETY: the spec and everything it points to are 'static; the base is a new reference
@@ -150,11 +171,18 @@ fn create_row_type(py: Python<'_>) -> PyResult<Py<PyType>> {
     }
 }
 
-/// Items of a row (or any tuple) object: `Py_SIZE` visible ones, then the hidden slot.
+/// Items of a row (or any tuple) object: `Py_SIZE` visible ones, then the `HIDDEN` ones.
 ///
 /// SAFETY: `obj` must be a live tuple object.
 unsafe fn items(obj: *mut ffi::PyObject) -> *mut *mut ffi::PyObject {
     (*(obj as *mut ffi::PyTupleObject)).ob_item.as_mut_ptr()
+}
+
+/// The item at `slot`, read as the row's writers store it (`row_ass_item`).
+///
+/// SAFETY: `slot` points into a live row's items.
+unsafe fn load(slot: *mut *mut ffi::PyObject) -> *mut ffi::PyObject {
+    AtomicPtr::from_ptr(slot).load(Ordering::Acquire)
 }
 
 /// A new row of `n` values, all NULL, with `columns` in the hidden slot and the GC not
@@ -166,16 +194,16 @@ pub fn new_row<'py>(
     columns: &Py<ColumnMap>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let tp = row_type(py)?;
-    // SAFETY: allocates n + 1 items of the row type (a tuple subclass: same layout). Items
+    // SAFETY: allocates n + HIDDEN items of the row type (a tuple subclass: same layout). Items
     // are zeroed before anything can see the object, so a partly filled row deallocates
     // cleanly; the visible size is then n.
     unsafe {
-        let obj = ffi::_PyObject_GC_NewVar(tp.as_ptr().cast(), (n + 1) as ffi::Py_ssize_t);
+        let obj = ffi::_PyObject_GC_NewVar(tp.as_ptr().cast(), (n + HIDDEN) as ffi::Py_ssize_t);
         if obj.is_null() {
             return Err(PyErr::fetch(py));
         }
         let obj = obj.cast::<ffi::PyObject>();
-        std::ptr::write_bytes(items(obj), 0, n + 1);
+        std::ptr::write_bytes(items(obj), 0, n + HIDDEN);
         *items(obj).add(n) = columns.clone_ref(py).into_ptr();
         (*(obj as *mut ffi::PyVarObject)).ob_size = n as ffi::Py_ssize_t;
         Ok(Bound::from_owned_ptr(py, obj))
@@ -198,20 +226,49 @@ unsafe fn column_map<'py>(
         .ok()
 }
 
-// SAFETY (of the slot functions below): CPython calls them with the GIL held and `obj` a live
-// row, whose items are `Py_SIZE(obj)` values followed by the hidden column map (`new_row`).
+// SAFETY (of the slot functions below): CPython calls them attached (holding the GIL, where
+// there is one) with `obj` a live row, whose items are `Py_SIZE(obj)` values followed by the
+// `HIDDEN` ones (`new_row`).
 
 unsafe extern "C" fn row_dealloc(obj: *mut ffi::PyObject) {
     let tp = ffi::Py_TYPE(obj);
     let hidden = items(obj).add(ffi::Py_SIZE(obj) as usize);
     let map = std::mem::replace(&mut *hidden, null_mut());
+    let replaced = if FREE_THREADED {
+        std::mem::replace(&mut *hidden.add(1), null_mut())
+    } else {
+        null_mut()
+    };
     // The tuple's dealloc releases the visible values and frees the memory (a subclass never
     // goes to the tuple free list). A heap type's instances hold a reference to it.
     if let Some(dealloc) = (*std::ptr::addr_of!(ffi::PyTuple_Type)).tp_dealloc {
         dealloc(obj);
     }
     ffi::Py_XDECREF(map);
+    ffi::Py_XDECREF(replaced);
     ffi::Py_DECREF(tp.cast());
+}
+
+/// The collector's walk: the tuple's (the values), then the replaced values' list, which may
+/// close a cycle back to the row.
+unsafe extern "C" fn row_traverse(
+    obj: *mut ffi::PyObject,
+    visit: ffi::visitproc,
+    arg: *mut c_void,
+) -> c_int {
+    if let Some(traverse) = (*std::ptr::addr_of!(ffi::PyTuple_Type)).tp_traverse {
+        let done = traverse(obj, visit, arg);
+        if done != 0 {
+            return done;
+        }
+    }
+    if FREE_THREADED {
+        let replaced = load(items(obj).add(ffi::Py_SIZE(obj) as usize + 1));
+        if !replaced.is_null() {
+            return visit(replaced, arg);
+        }
+    }
+    0
 }
 
 /// `row.name`: a column of that name first (pyodbc's order: a column called `count` wins over
@@ -227,7 +284,7 @@ unsafe extern "C" fn row_getattro(
         let bytes = std::slice::from_raw_parts(text as *const u8, len as usize);
         if let (Ok(name), Some(map)) = (std::str::from_utf8(bytes), column_map(py, obj)) {
             if let Some(i) = map.get().position(py, name) {
-                let value = *items(obj).add(i);
+                let value = load(items(obj).add(i));
                 ffi::Py_INCREF(value);
                 return value;
             }
@@ -258,7 +315,7 @@ unsafe extern "C" fn row_subscript(
             ffi::PyErr_SetString(ffi::PyExc_IndexError, c"tuple index out of range".as_ptr());
             return null_mut();
         }
-        let value = *items(obj).add(i as usize);
+        let value = load(items(obj).add(i as usize));
         ffi::Py_INCREF(value);
         return value;
     }
@@ -307,14 +364,56 @@ unsafe extern "C" fn row_ass_item(
         );
         return -1;
     }
-    let slot = items(obj).add(i as usize);
+    let py = Python::assume_gil_acquired();
+    let row = Bound::from_borrowed_ptr(py, obj);
+    if FREE_THREADED {
+        // Writers one at a time: the list of replaced values is made once, and the row is
+        // tracked once (tracking it twice is a fatal error).
+        pyo3::sync::with_critical_section(&row, || store(py, obj, i as usize, value))
+    } else {
+        store(py, obj, i as usize, value)
+    }
+}
+
+/// Stores `value` at `i` (checked by the caller): the replaced value is released, or on a
+/// free-threaded CPython kept in the row's list of replaced values.
+///
+/// SAFETY: `obj` is a live row, `i` one of its values, and no other writer runs.
+unsafe fn store(
+    py: Python<'_>,
+    obj: *mut ffi::PyObject,
+    i: usize,
+    value: *mut ffi::PyObject,
+) -> c_int {
+    let kept = if FREE_THREADED {
+        let slot = items(obj).add(ffi::Py_SIZE(obj) as usize + 1);
+        let mut list = load(slot);
+        if list.is_null() {
+            list = PyList::empty(py).into_ptr();
+            AtomicPtr::from_ptr(slot).store(list, Ordering::Release);
+        }
+        Some(list)
+    } else {
+        None
+    };
+    let slot = items(obj).add(i);
     ffi::Py_INCREF(value);
-    let old = std::mem::replace(&mut *slot, value);
-    if ffi::PyObject_GC_IsTracked(obj) == 0 && ffi::PyObject_IS_GC(value) != 0 {
-        // A container stored by the user could refer back to the row.
+    let old = AtomicPtr::from_ptr(slot).swap(value, Ordering::AcqRel);
+    if ffi::PyObject_GC_IsTracked(obj) == 0 && (ffi::PyObject_IS_GC(value) != 0 || kept.is_some()) {
+        // A container stored by the user (or kept as replaced) could refer back to the row.
         ffi::PyObject_GC_Track(obj.cast());
     }
-    ffi::Py_XDECREF(old);
+    match kept {
+        // A reader may hold `old` without its reference yet: it lives as long as the row.
+        Some(list) if !old.is_null() => {
+            let done = ffi::PyList_Append(list, old);
+            ffi::Py_DECREF(old);
+            if done < 0 {
+                return -1;
+            }
+        }
+        _ => ffi::Py_XDECREF(old),
+    }
     0
 }
 

@@ -314,7 +314,8 @@ class AsyncRecordBatchReader:
 
 class _GcPause:
     """Pauses the cyclic collector while any fetchall runs, and resumes it (if it was on)
-    when the last one ends."""
+    when the last one ends. Also without a GIL (3.13t), where each collection stops every
+    thread: the event loop's included."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -330,7 +331,7 @@ class _GcPause:
                     # list, made just before, is old when collection resumes, so the first
                     # young collection after the fetch doesn't walk a million rows (~20 ms).
                     gc.collect(1)
-                gc.disable()
+                    gc.disable()
             self._count += 1
 
     def __exit__(self, *exc: object) -> None:

@@ -8,4 +8,11 @@ fastodbc[sqlalchemy]``)::
 ``odbc_connect=<url-encoded connection string>`` passes a whole ODBC connection string, as
 with SQLAlchemy's pyodbc dialects, whose URL rules these share (``connector.py``). Importing
 this package does not import SQLAlchemy; each dialect module does.
+
+``read_sql(sql, engine)`` is pandas' ``read_sql`` for these engines, read through Arrow
+(``frames.py``).
 """
+
+from .frames import read_sql
+
+__all__ = ["read_sql"]

@@ -77,7 +77,7 @@ fn first_row<'py>(
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     match rows.clone().next().transpose()? {
         Some(row) => Ok(Some(row)),
-        // SAFETY: a plain type check on a live object with the GIL held.
+        // SAFETY: a plain type check on a live object, attached.
         None if unsafe { pyo3::ffi::PyIter_Check(seq.as_ptr()) } == 1 => Ok(None),
         None => Err(errors::programming(
             py,

@@ -85,7 +85,7 @@ impl Batches {
 
 /// The input of a load: record batches of one schema, from anything with
 /// `__arrow_c_stream__` or `__arrow_c_array__`, or an iterable of record batches. Read once.
-#[pyclass(module = "fastodbc._native", name = "IngestSource")]
+#[pyclass(frozen, module = "fastodbc._native", name = "IngestSource")]
 pub struct IngestSource {
     schema: SchemaRef,
     batches: Mutex<Option<Batches>>,
