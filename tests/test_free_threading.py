@@ -224,8 +224,8 @@ def test_a_bytearray_parameter_resized_while_it_is_bound(connect) -> None:
             except BufferError:
                 continue
             got = cur.fetchval()
-            if isinstance(got, str):  # a driver that answers a bytes marker with its hex text
-                got = bytes.fromhex(got.removeprefix("\\x"))
+            if isinstance(got, str):  # an untyped marker read back as text: hex (\x...) or as sent
+                got = bytes.fromhex(got[2:]) if got.startswith("\\x") else got.encode("latin-1")
             # One consistent snapshot: whole "ab" / "cd" pairs, never torn or freed bytes.
             assert {bytes(got[j : j + 2]) for j in range(0, len(got), 2)} <= {b"ab", b"cd"}, got[:40]
             runs += 1
