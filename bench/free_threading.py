@@ -1,10 +1,12 @@
 """What a free-threaded CPython buys (issue 34): 1 and 2 threads, each with its own connection,
-reading the whole ``mixed`` table (SQLite, the benchmark's dataset) into rows or into Arrow, on
+reading the whole ``mixed`` table (the benchmark's dataset, on SQLite or on the benchmark's
+PostgreSQL: ``bench/pg.sh start``, then source bench/data/pg.env) into rows or into Arrow, on
 each interpreter given, against pyodbc.
 
     python bench/free_threading.py --python "3.13t=build/ft-venv/bin/python" \\
         --python "3.13t GIL on=build/ft-venv/bin/python:PYTHON_GIL=1" \\
         --python "3.13=build/ft-bench/cp313/bin/python" [--reps 5] [--scale full|quick]
+        [--backend sqlite|postgresql]
 
 Every measurement is a fresh process (this file run as ``--child``) timing the threads from a
 barrier to the last one's end, connections made before; the configurations run interleaved,
@@ -90,6 +92,7 @@ def main() -> None:
     p.add_argument("--python", action="append", default=[], help="label=path[:VAR=value...]")
     p.add_argument("--reps", type=int, default=5)
     p.add_argument("--scale", default="full", choices=("full", "quick"))
+    p.add_argument("--backend", default="sqlite", choices=("sqlite", "postgresql"))
     args = p.parse_args()
     if args.child:
         lib, read, threads, connstr, table, rows = args.child
@@ -99,11 +102,15 @@ def main() -> None:
     sys.path.insert(0, str(HERE))
     import datasets  # the benchmark's own generator and loader
 
-    if not datasets.SQLITE_PATH.exists():
-        datasets.load_sqlite(args.scale)
     args.rows = datasets.SCALES[args.scale]["mixed"]
     args.table = datasets.table_name("mixed", args.scale)
-    args.connstr = datasets.sqlite_cs(datasets.SQLITE_PATH)
+    if args.backend == "postgresql":
+        datasets.load_postgresql(args.scale)  # reuses loaded tables
+        args.connstr = os.environ["FASTODBC_BENCH_PG"]
+    else:
+        if not datasets.SQLITE_PATH.exists():
+            datasets.load_sqlite(args.scale)
+        args.connstr = datasets.sqlite_cs(datasets.SQLITE_PATH)
 
     configs = []
     for spec in args.python:
@@ -123,7 +130,7 @@ def main() -> None:
                 samples.setdefault((label, library, read, threads), []).append(m)
         print(f"rep {rep + 1}/{args.reps} done", file=sys.stderr)
 
-    print(f"SQLite `{args.table}` ({args.rows:,} rows, 9 columns), each thread reading all of it;", end=" ")
+    print(f"{args.backend} `{args.table}` ({args.rows:,} rows, 9 columns), each thread reading all of it;", end=" ")
     print(f"medians of {args.reps}.\n")
     print("| interpreter | client | read | GIL | 1 thread (s) | 2 threads (s) | scaling | rows/s, 2 threads |")
     print("|---|---|---|---|---|---|---|---|")

@@ -159,8 +159,9 @@ except ImportError:  # pragma: no cover - pyodbc is a dev requirement
 PYODBC_SQL_NAMES = sorted(n for n in dir(_pyodbc) if n.startswith("SQL_")) if _pyodbc else []
 
 
+@pytest.mark.skipif(_pyodbc is None, reason="pyodbc is not installed (no free-threaded wheel)")
 def test_pyodbc_exports_sql_constants():
-    # Guard: the parametrized test below must not silently become empty.
+    # Guard: the parametrized test below must not silently become empty (where pyodbc is).
     assert len(PYODBC_SQL_NAMES) > 200
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,9 @@ TESTS = Path(__file__).resolve().parents[1]
 # Runs of the mid-fetch case: a crash that comes in 3 runs of 4 is not missed.
 MID_FETCH_ATTEMPTS = 6
 ROWS = 200_000  # a result / an executemany far longer than the bytes let through before a cut
+
+
+FREE_THREADED_BUILD = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 
 
 @pytest.fixture
@@ -79,7 +83,9 @@ def test_link_lost_mid_fetch(db, backend, through, fault_proxy, read, request):
         if backend.server_cursor_crashes_on_lost_link:
             request.applymarker(
                 pytest.mark.xfail(
-                    strict=True,
+                    # The crash depends on timing: with the GIL it came in every run; on 3.13t
+                    # one run of make test-ft missed it.
+                    strict=not FREE_THREADED_BUILD,
                     reason="the driver crashes in the SQLFetch that meets the loss (issue 29 item "
                     "8: no strategy of fastodbc's avoids it, docs/driver-quirks.md)",
                 )
