@@ -45,9 +45,10 @@ if [ "${1:-}" = wheels ]; then
     # extension and stay with `make test`.
     rc=0
     for wheel in dist/fastodbc-*.whl; do
-        tag=$(basename "$wheel" | sed -E 's/.*-(cp3[0-9]+)-cp3[0-9]+-.*/\1/')
+        tag=$(basename "$wheel" | sed -E 's/.*-cp3[0-9]+-(cp3[0-9]+t?)-.*/\1/')  # cp313, cp313t
         version="3.${tag#cp3}"
-        python=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$version".*/bin/python"$version" 2>/dev/null | sort -V | tail -1)
+        if [ "${version%t}" != "$version" ]; then pattern="${version%t}.*t"; else pattern="$version.*[0-9]"; fi
+        python=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/$pattern/bin/python"$version" 2>/dev/null | sort -V | tail -1)
         venv=build/wheel-venvs/$tag
         rm -rf "$venv"
         "$python" -m venv "$venv"
@@ -57,11 +58,21 @@ if [ "${1:-}" = wheels ]; then
             echo "wheels: a Rust toolchain is still on PATH" >&2
             exit 1
         fi
-        PATH=$clean_path "$venv/bin/python" -m pip install -q --disable-pip-version-check \
-            "$wheel[arrow,pandas,polars,cli,dask,sqlalchemy]" -r requirements-wheel-test.txt || { rc=1; continue; }
+        pip=(env PATH="$clean_path" "$venv/bin/python" -m pip install -q --disable-pip-version-check)
+        if [ "${tag%t}" != "$tag" ]; then
+            # The free-threaded wheel: the extras and tools that have 3.13t wheels (as make test-ft),
+            # the GIL kept off.
+            "${pip[@]}" "$wheel[arrow,pandas,cli,dask]" -r requirements-ft.txt || { rc=1; continue; }
+            "${pip[@]}" --no-deps SQLAlchemy==2.0.58 typing_extensions==4.16.0 || { rc=1; continue; }
+            gil=0
+        else
+            "${pip[@]}" "$wheel[arrow,pandas,polars,cli,dask,sqlalchemy]" -r requirements-wheel-test.txt \
+                || { rc=1; continue; }
+            gil=
+        fi
         echo "wheels: $(basename "$wheel") on $("$venv/bin/python" --version)"
-        PATH=$clean_path FASTODBC_TEST_INSTALLED=1 nice "$venv/bin/python" -m pytest -q -p no:cacheprovider tests \
-            || { prc=$?; ((rc)) || rc=$prc; }
+        PATH=$clean_path PYTHON_GIL=$gil FASTODBC_TEST_INSTALLED=1 nice "$venv/bin/python" -m pytest -q \
+            -p no:cacheprovider tests || { prc=$?; ((rc)) || rc=$prc; }
     done
     exit "$rc"
 fi
