@@ -38,10 +38,8 @@ pip=("$venv/bin/python" -m pip install -q --disable-pip-version-check)
 if ! "$venv/bin/python" scripts/requirements_met.py requirements-ft.txt; then
     "${pip[@]}" -r requirements-ft.txt
 fi
-# Without their dependencies: greenlet (SQLAlchemy's asyncio only) does not build on 3.13t.
-no_deps=(SQLAlchemy==2.0.58 typing_extensions==4.16.0)
-if ! "$venv/bin/python" scripts/requirements_met.py <(printf '%s\n' "${no_deps[@]}"); then
-    "${pip[@]}" --no-deps "${no_deps[@]}"
+if ! "$venv/bin/python" scripts/requirements_met.py requirements-ft-nodeps.txt; then
+    "${pip[@]}" --no-deps -r requirements-ft-nodeps.txt
 fi
 VIRTUAL_ENV=$PWD/$venv "$venv/bin/maturin" develop --release --target-dir target/ft
 "$venv/bin/python" -c 'import sys, fastodbc; assert not sys._is_gil_enabled(), "fastodbc turned the GIL on"'

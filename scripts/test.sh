@@ -47,8 +47,7 @@ if [ "${1:-}" = wheels ]; then
     for wheel in dist/fastodbc-*.whl; do
         tag=$(basename "$wheel" | sed -E 's/.*-cp3[0-9]+-(cp3[0-9]+t?)-.*/\1/')  # cp313, cp313t
         version="3.${tag#cp3}"
-        if [ "${version%t}" != "$version" ]; then pattern="${version%t}.*t"; else pattern="$version.*[0-9]"; fi
-        python=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/$pattern/bin/python"$version" 2>/dev/null | sort -V | tail -1)
+        python=$(bash scripts/pyenv-python.sh "$version")
         venv=build/wheel-venvs/$tag
         rm -rf "$venv"
         "$python" -m venv "$venv"
@@ -63,7 +62,7 @@ if [ "${1:-}" = wheels ]; then
             # The free-threaded wheel: the extras and tools that have 3.13t wheels (as make test-ft),
             # the GIL kept off.
             "${pip[@]}" "$wheel[arrow,pandas,cli,dask]" -r requirements-ft.txt || { rc=1; continue; }
-            "${pip[@]}" --no-deps SQLAlchemy==2.0.58 typing_extensions==4.16.0 || { rc=1; continue; }
+            "${pip[@]}" --no-deps -r requirements-ft-nodeps.txt || { rc=1; continue; }
             gil=0
         else
             "${pip[@]}" "$wheel[arrow,pandas,polars,cli,dask,sqlalchemy]" -r requirements-wheel-test.txt \

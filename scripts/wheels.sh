@@ -16,10 +16,7 @@ PYTHONS=${FASTODBC_WHEEL_PYTHONS:-"3.10 3.11 3.12 3.13 3.13t?"}
 interpreters=()
 for v in $PYTHONS; do
     optional=; [ "${v%\?}" != "$v" ] && optional=1 && v=${v%\?}
-    # A free-threaded version's pyenv directory ends in t (3.13.5t), a default one in a digit.
-    if [ "${v%t}" != "$v" ]; then pattern="${v%t}.*t"; else pattern="$v.*[0-9]"; fi
-    found=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/$pattern/bin/python"$v" 2>/dev/null | sort -V | tail -1)
-    [ -n "$found" ] || found=$(command -v "python$v" || true)
+    found=$(bash scripts/pyenv-python.sh "$v" || true)
     if [ -z "$found" ]; then
         [ -n "$optional" ] && { echo "wheels: no CPython $v here (make test-ft builds it): no wheel for it"; continue; }
         echo "wheels: no CPython $v (pyenv install $v, or put python$v on PATH)" >&2

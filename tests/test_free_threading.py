@@ -13,7 +13,6 @@ import contextlib
 import os
 import subprocess
 import sys
-import sysconfig
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -22,8 +21,7 @@ import pyarrow as pa
 import pytest
 
 from fastodbc.pool import ConnectionPool
-
-FREE_THREADED_BUILD = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+from interpreter import FREE_THREADED_BUILD
 
 
 def run_threads(n: int, work: Callable[[int], Any], timeout: float = 300) -> list[Any]:

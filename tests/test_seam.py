@@ -4,9 +4,10 @@ and one connection-string grammar (Rust's)."""
 
 import subprocess
 import sys
-import sysconfig
 
 import pytest
+
+from interpreter import FREE_THREADED_BUILD
 
 pytestmark = pytest.mark.fastodbc_only(reason="fastodbc's extension module")
 
@@ -36,7 +37,7 @@ print(sorted(m for m in sys.modules if m == "fastodbc" or m.startswith("fastodbc
 
 
 @pytest.mark.skipif(
-    bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
+    FREE_THREADED_BUILD,
     reason="CPython 3.13.5t segfaults in PyModule_Create (strcmp in "
     "_PyImport_ResolveNameWithPackageContext) loading an extension under a dotted name whose "
     "package was never imported; `import fastodbc` is unaffected (not root-caused)",

@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import sysconfig
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import fastodbc.aio
+from interpreter import FREE_THREADED_BUILD
 
 T = TypeVar("T")
 
@@ -29,7 +29,6 @@ CANCEL_PROMPT_S = 4.0
 #: included: 40-150 ms each over this suite's heap, whoever allocated. They are the
 #: interpreter's pauses, not a wait on the driver, so there the measures below leave them out
 #: (with a GIL they count, as before).
-FREE_THREADED = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 _collector = {"since": 0.0, "total": 0.0}
 
 
@@ -41,7 +40,7 @@ def _on_collection(phase: str, info: dict[str, Any]) -> None:
         _collector["total"] += now - _collector["since"]
 
 
-if FREE_THREADED:
+if FREE_THREADED_BUILD:
     gc.callbacks.append(_on_collection)
 
 

@@ -13,10 +13,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
+
+from interpreter import FREE_THREADED_BUILD
 
 from .support import (
     AT_ONCE_S,
@@ -42,9 +43,6 @@ TESTS = Path(__file__).resolve().parents[1]
 # Runs of the mid-fetch case: a crash that comes in 3 runs of 4 is not missed.
 MID_FETCH_ATTEMPTS = 6
 ROWS = 200_000  # a result / an executemany far longer than the bytes let through before a cut
-
-
-FREE_THREADED_BUILD = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
 
 
 @pytest.fixture

@@ -462,8 +462,10 @@ impl Drop for Cursor {
         // The locks are waited for detached: `Connection.close` may hold this cursor's state
         // across a driver call, and the thread that waits attached would stop the GIL's next
         // holder (or, without a GIL, a stop-the-world pause) until it ends.
-        Python::with_gil(|py| self.shared.cancel.forget(py));
-        let mut st = Python::with_gil(|py| lock(py, &self.shared.state));
+        let mut st = Python::with_gil(|py| {
+            self.shared.cancel.forget(py);
+            lock(py, &self.shared.state)
+        });
         st.result = None;
         // A fetch running ahead is waited for as the statement drops (it needs no GIL), and
         // the free may wait on the server: the GIL is released meanwhile (`CursorState::free`).

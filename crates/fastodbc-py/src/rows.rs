@@ -113,8 +113,9 @@ pub fn convert_rows<'py>(
     let prepared = block.notes.get::<PreparedRows>();
     for r in rows.clone() {
         if r % YIELD_ROWS == 0 && gil_turns::others_returning() {
-            // Other threads run meanwhile: with the collector on, as they left it.
-            let resume = paused.take().map(drop).is_some();
+            // Other threads run meanwhile: with the collector on, as they left it (dropping
+            // the pause turns it back on).
+            let resume = paused.take().is_some();
             gil_turns::yield_to_returning(py);
             if resume {
                 paused = Some(CollectorPaused::new(py));
